@@ -1,0 +1,32 @@
+// The test command (`npm test`): type-check, lint the OpenAPI document, run the suite.
+// TEST_DB=postgres runs the suite on the PostgreSQL server at TEST_DATABASE_URL
+// (default postgres://postgres@127.0.0.1:5432/postgres) instead of embedded PGlite.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const bin = (name: string) => path.resolve('node_modules/.bin', name);
+const step = (title: string, cmd: string, args: string[]) => {
+  console.log(`\n▶ ${title}`);
+  execFileSync(cmd, args, { stdio: 'inherit', env: process.env });
+};
+
+// Browser tests drive Debian's Chromium; install it when missing (as root) so a fresh machine passes.
+function ensureChromium() {
+  if (fs.existsSync('/usr/bin/chromium')) return;
+  console.log('Chromium is missing: installing Debian\'s chromium for the browser tests');
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
+  const run = (args: string[]) => execFileSync(sudo[0] ?? args[0], sudo.length ? [...sudo.slice(1), ...args] : args.slice(1), { stdio: 'inherit' });
+  run(['apt-get', 'update', '-qq']);
+  run(['apt-get', 'install', '-y', '-qq', 'chromium']);
+}
+
+try {
+  if (fs.existsSync('test/browser')) ensureChromium();
+  step('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']);
+  step('OpenAPI lint (Spectral, oas ruleset)', process.execPath, ['scripts/lint-openapi.ts']);
+  if (fs.existsSync('web/package.json') || fs.existsSync('web/vite.config.ts')) step('portal build', process.execPath, ['scripts/build-web.ts']);
+  step(`tests on ${process.env.TEST_DB === 'postgres' ? 'PostgreSQL' : 'PGlite'}`, bin('vitest'), ['run', ...process.argv.slice(2)]);
+} catch {
+  process.exit(1);
+}

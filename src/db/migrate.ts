@@ -1,0 +1,44 @@
+// Ordered migrations, applied at start and by `npm run migrate`. A new migration is a new file
+// added to the list; applied ones never change.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Database } from './database.ts';
+import * as foundation from './migrations/0001_foundation.ts';
+
+export const migrations: { name: string; statements: string[] }[] = [
+  { name: '0001_foundation', statements: foundation.statements },
+];
+
+export async function migrate(db: Database): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    // Several processes may start at once against one PostgreSQL: one migrates, the others wait.
+    await sql`select pg_advisory_xact_lock(7413019)`.execute(trx);
+    await sql`create table if not exists schema_migrations (name text primary key, applied_at timestamptz(3) not null default clock_timestamp())`.execute(trx);
+    const done = new Set((await trx.selectFrom('schema_migrations').select('name').execute()).map((r) => r.name));
+    const applied: string[] = [];
+    for (const m of migrations) {
+      if (done.has(m.name)) continue;
+      for (const statement of m.statements) await sql.raw(statement).execute(trx);
+      await trx.insertInto('schema_migrations').values({ name: m.name }).execute();
+      applied.push(m.name);
+    }
+    await trx
+      .insertInto('settings')
+      .values({ key: 'secret_key', value: randomBytes(32).toString('hex') })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    return applied;
+  });
+}
+
+export async function isMigrated(db: Database): Promise<boolean> {
+  const rows = await db.selectFrom('schema_migrations').select('name').execute();
+  const done = new Set(rows.map((r) => r.name));
+  return migrations.every((m) => done.has(m.name));
+}
+
+export async function serverSecret(db: Database, configured: string | null): Promise<string> {
+  if (configured) return configured;
+  const row = await db.selectFrom('settings').select('value').where('key', '=', 'secret_key').executeTakeFirstOrThrow();
+  return row.value;
+}

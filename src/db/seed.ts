@@ -1,0 +1,60 @@
+// The demo merchant a new database starts with, so `npm start` shows something real at once.
+import { randomBytes } from 'node:crypto';
+import type { Database } from './database.ts';
+import type { Ctx } from '../http/context.ts';
+import { WAREHOUSE_PRESET, SCOPES } from '../http/scopes.ts';
+import { createApiKey } from '../modules/api-keys/service.ts';
+import { createMerchant, createPortalUser } from '../modules/merchants/service.ts';
+import { createMediaAsset, createNamed } from '../modules/reference/service.ts';
+import { seedCatalog } from './seed/catalog.ts';
+import { seedOrders } from './seed/orders.ts';
+import { seedWebhooks } from './seed/webhooks.ts';
+
+export interface DemoContext {
+  ctx: Ctx;
+  locations: { id: string; name: string }[];
+  vendors: { id: string; name: string }[];
+  tags: { id: string; name: string }[];
+  images: { id: string; url: string }[];
+  /** Filled by seedCatalog: native variants by SKU. */
+  variants: Record<string, string>;
+}
+
+export interface DemoCredentials {
+  merchantId: string;
+  apiKey: string;
+  warehouseKey: string;
+  email: string;
+  password: string;
+}
+
+export async function isNewDatabase(db: Database): Promise<boolean> {
+  const row = await db.selectFrom('merchants').select('id').limit(1).executeTakeFirst();
+  return !row;
+}
+
+export async function seedDemo(db: Database): Promise<DemoCredentials> {
+  return db.transaction().execute(async (trx) => {
+    const merchant = await createMerchant(trx, { name: 'Demo Outfitters', currency: 'USD' });
+    const ctx: Ctx = { db: trx, merchantId: merchant.id, apiKeyId: null, locationIds: null };
+    const locations = [await createNamed(ctx, 'locations', 'Main Warehouse'), await createNamed(ctx, 'locations', 'East Coast 3PL')];
+    const vendors = [await createNamed(ctx, 'vendors', 'Northwind Apparel'), await createNamed(ctx, 'vendors', 'Summit Gear')];
+    const tags = [];
+    for (const t of ['summer', 'bestseller', 'outdoor']) tags.push(await createNamed(ctx, 'tags', t));
+    const images = [];
+    for (const n of ['tee-front', 'tee-back', 'hoodie', 'mug']) {
+      images.push(await createMediaAsset(ctx, { url: `https://images.example.com/demo/${n}.jpg`, kind: 'image', alt: n.replace('-', ' ') }));
+    }
+    const demo: DemoContext = { ctx, locations, vendors, tags, images, variants: {} };
+    await seedCatalog(demo);
+    await seedOrders(demo);
+    await seedWebhooks(demo);
+
+    const all = await createApiKey(ctx, { label: 'Demo: all scopes', scopes: [...SCOPES] });
+    const warehouse = await createApiKey(ctx, { label: 'Demo: Main Warehouse', scopes: WAREHOUSE_PRESET, location_ids: [locations[0].id] });
+    const email = 'demo@example.com';
+    const password = randomBytes(9).toString('base64url');
+    await createPortalUser(ctx, { email, password });
+    return { merchantId: merchant.id, apiKey: all.secret, warehouseKey: warehouse.secret, email, password };
+  });
+}

@@ -1,0 +1,67 @@
+// The outbox: an event is written in the same transaction as the change it describes, and fanned
+// out right there to the merchant's enabled endpoints that subscribe to its kind and location.
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+
+export const EVENT_TYPES = [
+  'order.created',
+  'order.updated',
+  'order.cancelled',
+  'fulfillment.created',
+  'fulfillment.updated',
+  'inventory.updated',
+  'product.created',
+  'product.updated',
+  'collection.created',
+  'collection.updated',
+  'social_video.created',
+  'social_video.updated',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const WAREHOUSE_EVENTS: EventType[] = [
+  'order.created',
+  'order.updated',
+  'order.cancelled',
+  'fulfillment.created',
+  'fulfillment.updated',
+  'inventory.updated',
+];
+
+export interface NewEvent {
+  merchantId: string;
+  type: EventType | 'ping';
+  /** Set for order, fulfillment and inventory events: endpoints with a location filter use it. */
+  locationId: string | null;
+  /** The resource exactly as the API returns it. */
+  object: unknown;
+  /** Deliver only to this endpoint (the test action), whatever it subscribes to. */
+  onlyEndpointId?: string;
+}
+
+export async function emitEvent(trx: Database, e: NewEvent): Promise<string> {
+  const event = await trx
+    .insertInto('events')
+    .values({ merchant_id: e.merchantId, type: e.type, location_id: e.locationId, payload: JSON.stringify({ object: e.object }) })
+    .returning(['id'])
+    .executeTakeFirstOrThrow();
+  let endpoints = trx
+    .selectFrom('webhook_endpoints')
+    .select([sql<string>`${e.merchantId}::uuid`.as('merchant_id'), 'id as endpoint_id', sql<string>`${event.id}::uuid`.as('event_id')])
+    .where('merchant_id', '=', e.merchantId);
+  if (e.onlyEndpointId) {
+    endpoints = endpoints.where('id', '=', e.onlyEndpointId);
+  } else {
+    endpoints = endpoints
+      .where('status', '=', 'enabled')
+      .where(sql<boolean>`${e.type} = any(events)`)
+      .where(sql<boolean>`(location_ids is null or ${e.locationId}::uuid is null or ${e.locationId}::uuid = any(location_ids))`);
+  }
+  await trx
+    .insertInto('webhook_deliveries')
+    .columns(['merchant_id', 'endpoint_id', 'event_id'])
+    .expression(endpoints as never)
+    .execute();
+  return event.id;
+}

@@ -1,0 +1,58 @@
+// Integration API authentication: Bearer first, X-API-Key only without Authorization; then the
+// rate limit (per key, or per client address without a valid key); then the route's scope.
+import type { FastifyRequest, FastifyReply } from 'fastify';
+import { assertKnownKey, findKeyBySecret, touchApiKey, type ResolvedKey } from '../modules/api-keys/service.ts';
+import { AppError } from './errors.ts';
+import { effectiveScopes } from './scopes.ts';
+
+const unauthorized = (detail: string) => new AppError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer' });
+
+function presentedSecret(req: FastifyRequest): string | null {
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) {
+    const m = /^Bearer +(\S+) *$/i.exec(authorization);
+    if (!m) throw unauthorized('The Authorization header must be "Bearer <API key>".');
+    return m[1];
+  }
+  const apiKey = req.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
+  return null;
+}
+
+// last_used_at is written at most once a minute per key and process, not on every request.
+const lastTouched = new Map<string, number>();
+
+export async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  req.auth = null;
+  let secret: string | null = null;
+  let headerError: AppError | null = null;
+  try {
+    secret = presentedSecret(req);
+  } catch (err) {
+    headerError = err as AppError;
+  }
+  const key: ResolvedKey | undefined = secret ? await findKeyBySecret(req.server.db, secret) : undefined;
+  const valid = key && !key.revoked_at ? key : undefined;
+  await req.server.checkRateLimit(req, reply, valid ? `key:${valid.id}` : `ip:${req.ip}`);
+
+  if (headerError) throw headerError;
+  if (!secret) throw unauthorized('An API key is required: send "Authorization: Bearer <API key>".');
+  assertKnownKey(key);
+
+  req.auth = {
+    merchantId: key.merchant_id,
+    apiKeyId: key.id,
+    scopes: effectiveScopes(key.scopes),
+    locationIds: key.location_ids,
+  };
+  const scope = req.routeOptions.config.scope;
+  if (scope && !req.auth.scopes.has(scope)) {
+    throw new AppError('insufficient_scope', `This endpoint needs the scope "${scope}".`);
+  }
+
+  const now = Date.now();
+  if ((lastTouched.get(key.id) ?? 0) < now - 60_000) {
+    lastTouched.set(key.id, now);
+    await touchApiKey(req.server.db, key.id);
+  }
+}

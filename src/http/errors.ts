@@ -1,0 +1,100 @@
+// RFC 9457 problem details: one error type, one table of codes, one way to render them.
+
+export interface FieldError {
+  path: string;
+  message: string;
+  code: string;
+}
+
+export const ERROR_CODES = {
+  malformed_request: { status: 400, title: 'Malformed request' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  location_forbidden: { status: 403, title: 'Location forbidden' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not found' },
+  read_only_record: { status: 409, title: 'Read-only record' },
+  idempotency_in_progress: { status: 409, title: 'Idempotent request in progress' },
+  invalid_state: { status: 409, title: 'Invalid state' },
+  conflict: { status: 409, title: 'Conflict' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  validation_failed: { status: 422, title: 'Validation failed' },
+  insufficient_inventory: { status: 422, title: 'Insufficient inventory' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
+  malformed_request: 'The body is not valid JSON, a cursor is invalid or was made for other filters, or the Idempotency-Key header is malformed.',
+  unauthorized: 'No API key, an unknown or revoked key, or a malformed Authorization header.',
+  insufficient_scope: 'The key lacks the scope the endpoint needs; `detail` names it.',
+  location_forbidden: 'The request names a fulfillment location outside the key\'s locations.',
+  forbidden: 'The session may not do this (portal: missing or wrong CSRF token).',
+  not_found: 'Unknown id, another merchant\'s id, or a record hidden by the key\'s location restriction.',
+  read_only_record: 'The record comes from a connected source and cannot be changed through this API.',
+  idempotency_in_progress: 'A request with the same Idempotency-Key is still being processed; retry after `Retry-After` seconds.',
+  invalid_state: 'The record is in a state that does not allow this change (e.g. fulfilling a cancelled order).',
+  conflict: 'The change conflicts with existing data.',
+  payload_too_large: 'The body is larger than 1 MiB.',
+  unsupported_media_type: 'Writes need `Content-Type: application/json`.',
+  validation_failed: 'The body or query breaks a rule; `errors[]` lists each field with a JSON pointer.',
+  insufficient_inventory: 'Order intake for a `deny`-policy variant with too little available stock.',
+  idempotency_key_reused: 'The Idempotency-Key was used before with a different payload.',
+  rate_limited: 'Too many requests for this key; wait `Retry-After` seconds.',
+  internal_error: 'Something failed on our side. Retry; idempotent writes are safe to retry with the same key.',
+  service_unavailable: 'The service is starting or shutting down.',
+};
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, detail: string, errors?: FieldError[], headers: Record<string, string> = {}) {
+    super(detail);
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.errors = errors;
+    this.headers = headers;
+  }
+}
+
+export const notFound = (what = 'record') => new AppError('not_found', `No such ${what}.`);
+
+export function invalid(path: string, message: string, code = 'invalid'): AppError {
+  return new AppError('validation_failed', `${path.slice(1) || 'body'}: ${message}`, [{ path, message, code }]);
+}
+
+export function invalidFields(errors: FieldError[]): AppError {
+  const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+  return new AppError('validation_failed', detail, errors);
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+}
+
+export function problem(err: AppError, requestId: string): Problem {
+  const body: Problem = {
+    type: `/errors#${err.code}`,
+    title: ERROR_CODES[err.code].title,
+    status: err.status,
+    detail: err.message,
+    code: err.code,
+    request_id: requestId,
+  };
+  if (err.errors) body.errors = err.errors;
+  return body;
+}

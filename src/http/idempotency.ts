@@ -1,0 +1,108 @@
+// Idempotency-Key (contract §5), one mechanism for every write that supports it. The record
+// commits in the write's own transaction; a concurrent duplicate is detected with a try-lock, so
+// it never waits behind the first request's transaction.
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+import { AppError, problem } from './errors.ts';
+import { canonicalJson } from './serialize.ts';
+import { validationProblem } from './validation.ts';
+
+export interface WriteResult {
+  status: number;
+  data: unknown;
+  location?: string;
+}
+
+function parseKey(raw: string | string[] | undefined): string | null {
+  if (raw === undefined) return null;
+  let key = Array.isArray(raw) ? raw[0] : raw;
+  // The draft's structured-field form: a quoted string.
+  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
+  if (key.length < 1 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {
+    throw new AppError('malformed_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
+  }
+  return key;
+}
+
+const STORED_STATUSES = (status: number) => status < 500 && status !== 401 && status !== 403 && status !== 429;
+
+/**
+ * Run a write under the request's Idempotency-Key (when sent). `write` gets the transaction to
+ * use; its AppErrors with a storable status are answered and stored like successes.
+ */
+export async function idempotentWrite(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  merchantId: string,
+  write: (trx: Database) => Promise<WriteResult>,
+): Promise<unknown> {
+  const key = parseKey(req.headers['idempotency-key']);
+  const run = (trx: Database) => {
+    if (req.validationError) throw validationProblem(req.validationError as never);
+    return write(trx);
+  };
+  if (key === null) {
+    const result = await req.server.db.transaction().execute(run);
+    return send(req, reply, result);
+  }
+
+  const path = req.url.split('?')[0];
+  const requestHash = createHash('sha256').update(canonicalJson(req.body ?? null)).digest('hex');
+  const outcome = await req.server.db.transaction().execute(async (trx) => {
+    const lockKey = `${merchantId}|${req.method}|${path}|${key}`;
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked`.execute(trx);
+    if (!rows[0].locked) {
+      throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed.', undefined, {
+        'Retry-After': '1',
+      });
+    }
+    const previous = await trx
+      .selectFrom('idempotency_keys')
+      .select(['request_hash', 'status_code', 'body', 'location'])
+      .where('merchant_id', '=', merchantId)
+      .where('method', '=', req.method)
+      .where('path', '=', path)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (previous) {
+      if (previous.request_hash !== requestHash) {
+        throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different payload.');
+      }
+      return { replay: true as const, status: previous.status_code, body: previous.body, location: previous.location };
+    }
+
+    await sql`savepoint idempotent_write`.execute(trx);
+    let status: number;
+    let body: unknown;
+    let location: string | null = null;
+    try {
+      const result = await run(trx);
+      status = result.status;
+      body = { data: result.data, request_id: req.id };
+      location = result.location ?? null;
+    } catch (err) {
+      if (!(err instanceof AppError) || !STORED_STATUSES(err.status)) throw err;
+      // The write rolls back; its answer is still kept, in this same transaction.
+      await sql`rollback to savepoint idempotent_write`.execute(trx);
+      status = err.status;
+      body = problem(err, req.id);
+    }
+    await trx
+      .insertInto('idempotency_keys')
+      .values({ merchant_id: merchantId, method: req.method, path, key, request_hash: requestHash, status_code: status, body: JSON.stringify(body), location })
+      .execute();
+    return { replay: false as const, status, body, location };
+  });
+
+  if (outcome.replay) reply.header('Idempotent-Replayed', 'true');
+  if (outcome.location) reply.header('Location', outcome.location);
+  if (outcome.status >= 400) reply.type('application/problem+json');
+  return reply.code(outcome.status).send(outcome.body);
+}
+
+function send(req: FastifyRequest, reply: FastifyReply, result: WriteResult) {
+  if (result.location) reply.header('Location', result.location);
+  return reply.code(result.status).send({ data: result.data, request_id: req.id });
+}

@@ -1,0 +1,83 @@
+// Keyset paging over (updated_at, id). Cursors are opaque, bound to the filters they were made
+// for, and signed so a tampered one is refused rather than silently misread.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { Type } from 'typebox';
+import { AppError } from './errors.ts';
+import { canonicalJson } from './serialize.ts';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 250;
+
+export const PageQuery = {
+  limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Rows per page, 1..250.' }),
+  cursor: Type.String({ minLength: 1, maxLength: 1000, description: "Opaque cursor from the previous page's `meta.next_cursor`." }),
+  updated_after: Type.String({ format: 'date-time', description: 'Only rows updated strictly after this instant (ISO-8601).' }),
+};
+
+export const ListMeta = Type.Object({
+  limit: Type.Integer(),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export interface Position {
+  updatedAt: string;
+  id: string;
+}
+
+export interface PageRequest {
+  /** Where the page starts (exclusive), from the cursor. */
+  after: Position | null;
+  limit: number;
+  /** What the cursor is bound to: the route and every filter except limit and cursor. */
+  binding: string;
+  secret: string;
+}
+
+function sign(secret: string, payload: string): string {
+  return createHmac('sha256', secret).update(payload).digest('base64url').slice(0, 32);
+}
+
+function bindingOf(route: string, query: Record<string, unknown>): string {
+  const { limit: _l, cursor: _c, ...filters } = query;
+  return createHash('sha256').update(route).update(canonicalJson(filters)).digest('base64url').slice(0, 16);
+}
+
+const badCursor = () => new AppError('malformed_request', 'The cursor is invalid, or was made for other filters.');
+
+export function pageRequest(secret: string, route: string, query: { limit?: number; cursor?: string } & Record<string, unknown>): PageRequest {
+  const binding = bindingOf(route, query);
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  if (!query.cursor) return { after: null, limit, binding, secret };
+  const [payload, mac] = query.cursor.split('.');
+  if (!payload || !mac) throw badCursor();
+  const expected = Buffer.from(sign(secret, payload));
+  const given = Buffer.from(mac);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw badCursor();
+  let decoded: { b?: string; u?: string; i?: string };
+  try {
+    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw badCursor();
+  }
+  if (decoded.b !== binding || typeof decoded.u !== 'string' || typeof decoded.i !== 'string') throw badCursor();
+  return { after: { updatedAt: decoded.u, id: decoded.i }, limit, binding, secret };
+}
+
+/** `(table.updated_at, table.id) > cursor position`, or true on the first page. */
+export function afterPosition(table: string, after: Position | null): Expression<SqlBool> {
+  if (!after) return sql<boolean>`true`;
+  return sql<boolean>`(${sql.ref(`${table}.updated_at`)}, ${sql.ref(`${table}.id`)}) > (${after.updatedAt}::timestamptz, ${after.id}::uuid)`;
+}
+
+/** Rows were fetched with limit + 1: the extra row only says whether another page exists. */
+export function finishPage<T extends { updated_at: Date; id: string }>(page: PageRequest, rows: T[]) {
+  const items = rows.slice(0, page.limit);
+  let next_cursor: string | null = null;
+  if (rows.length > page.limit) {
+    const last = items[items.length - 1];
+    const payload = Buffer.from(JSON.stringify({ b: page.binding, u: last.updated_at.toISOString(), i: last.id })).toString('base64url');
+    next_cursor = `${payload}.${sign(page.secret, payload)}`;
+  }
+  return { items, meta: { limit: page.limit, next_cursor } };
+}

@@ -1,0 +1,46 @@
+// Per-key request rate with the IETF draft-10 headers on every answer. Counts live in memory, or in
+// Redis when REDIS_URL is set so several processes share them.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import { Redis } from 'ioredis';
+import { AppError } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    rateLimitKey?: string;
+  }
+  interface FastifyInstance {
+    checkRateLimit(req: FastifyRequest, reply: FastifyReply, key: string): Promise<void>;
+  }
+}
+
+const WINDOW_SECONDS = 60;
+
+export async function registerRateLimit(app: FastifyInstance, opts: { perMinute: number; redisUrl: string | null }) {
+  const redis = opts.redisUrl ? new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+  if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => {})));
+  await app.register(rateLimit, {
+    global: false,
+    max: opts.perMinute,
+    timeWindow: WINDOW_SECONDS * 1000,
+    redis,
+    nameSpace: 'mia-rl:',
+    skipOnError: true,
+  });
+  const limiter = app.createRateLimit({ keyGenerator: (req: FastifyRequest) => req.rateLimitKey ?? req.ip });
+  const policy = `"default";q=${opts.perMinute};w=${WINDOW_SECONDS}`;
+
+  app.decorate('checkRateLimit', async (req: FastifyRequest, reply: FastifyReply, key: string) => {
+    req.rateLimitKey = key;
+    const r = await limiter(req);
+    if (r.isAllowed) return;
+    const reset = Math.max(0, r.ttlInSeconds);
+    reply.header('RateLimit-Policy', policy);
+    reply.header('RateLimit', `"default";r=${r.remaining};t=${reset}`);
+    if (r.isExceeded) {
+      throw new AppError('rate_limited', `More than ${r.max} requests in ${WINDOW_SECONDS} s for this key.`, undefined, {
+        'Retry-After': String(Math.max(1, reset)),
+      });
+    }
+  });
+}

@@ -1,0 +1,17 @@
+// The integration API: authentication (+ rate limit + scope) for every route, then the resources.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { authenticate } from '../http/auth.ts';
+import collections from './collections/routes.ts';
+import fulfillments from './fulfillments/routes.ts';
+import inventory from './inventory/routes.ts';
+import orders from './orders/routes.ts';
+import products from './products/routes.ts';
+import reference from './reference/routes.ts';
+import socialVideos from './social-videos/routes.ts';
+
+export const integrationApi: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('onRequest', authenticate);
+  for (const routes of [products, collections, socialVideos, orders, fulfillments, inventory, reference]) {
+    await app.register(routes);
+  }
+};

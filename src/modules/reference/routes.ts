@@ -1,0 +1,62 @@
+// GET /locations, /vendors, /tags, /media-assets: so integrators can discover the ids they need.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ctxOf } from '../../http/context.ts';
+import { PageQuery, pageRequest } from '../../http/paging.ts';
+import { Many, Nullable, READ_ERRORS, Timestamp, Uuid, problems } from '../../http/schemas.ts';
+import { listMediaAssets, listNamed } from './service.ts';
+
+export const Named = Type.Object({ id: Uuid(), name: Type.String(), created_at: Timestamp(), updated_at: Timestamp() });
+export const MediaAsset = Type.Object({
+  id: Uuid(),
+  url: Type.String(),
+  kind: Type.Union([Type.Literal('image'), Type.Literal('video')]),
+  alt: Nullable(Type.String()),
+  source: Type.Union([Type.Literal('native'), Type.Literal('connected')]),
+  source_name: Nullable(Type.String()),
+  external_id: Nullable(Type.String()),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+});
+
+const ListQuery = Type.Object(
+  { limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor), updated_after: Type.Optional(PageQuery.updated_after) },
+  { additionalProperties: false },
+);
+
+const reference: FastifyPluginAsyncTypebox = async (app) => {
+  const named = [
+    { path: '/locations', table: 'locations', scope: undefined, summary: 'List fulfillment locations (a restricted key sees its own)' },
+    { path: '/vendors', table: 'vendors', scope: 'products.read', summary: 'List vendors' },
+    { path: '/tags', table: 'tags', scope: 'products.read', summary: 'List tags' },
+  ] as const;
+  for (const r of named) {
+    app.get(
+      r.path,
+      {
+        config: { scope: r.scope },
+        schema: { tags: ['Reference data'], summary: r.summary, querystring: ListQuery, response: { 200: Many(Named), ...problems(...READ_ERRORS) } },
+      },
+      async (req) => {
+        const page = pageRequest(app.secret, r.path, req.query);
+        const { items, meta } = await listNamed(ctxOf(req), r.table, page, req.query);
+        return { data: items, request_id: req.id, meta };
+      },
+    );
+  }
+
+  app.get(
+    '/media-assets',
+    {
+      config: { scope: 'products.read' },
+      schema: { tags: ['Reference data'], summary: 'List media assets (native and connected)', querystring: ListQuery, response: { 200: Many(MediaAsset), ...problems(...READ_ERRORS) } },
+    },
+    async (req) => {
+      const page = pageRequest(app.secret, '/media-assets', req.query);
+      const { items, meta } = await listMediaAssets(ctxOf(req), page, req.query);
+      return { data: items, request_id: req.id, meta };
+    },
+  );
+};
+
+export default reference;

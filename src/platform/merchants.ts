@@ -1,0 +1,101 @@
+// Operator routes: merchants, portal users, locations, vendors, tags, media assets, API keys and
+// webhook endpoint records.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { operatorCtx } from '../http/context.ts';
+import { SCOPES } from '../http/scopes.ts';
+import { Nullable, Uuid } from '../http/schemas.ts';
+import { createApiKey, getApiKey, revokeApiKey } from '../modules/api-keys/service.ts';
+import { createMerchant, createPortalUser } from '../modules/merchants/service.ts';
+import { createMediaAsset, createNamed } from '../modules/reference/service.ts';
+import { createEndpoint } from '../modules/webhook-endpoints/service.ts';
+import { EVENT_TYPES } from '../events/outbox.ts';
+
+const M = Type.Object({ m: Uuid() });
+const MK = Type.Object({ m: Uuid(), k: Uuid() });
+const strict = { additionalProperties: false } as const;
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const hidden = { hide: true } as const;
+
+export const ApiKeyBody = Type.Object(
+  {
+    label: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+    location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
+  },
+  strict,
+);
+
+export const EndpointBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2048 }),
+    events: Type.Array(Type.Union(EVENT_TYPES.map((s) => Type.Literal(s))), { minItems: 1, uniqueItems: true }),
+    location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  },
+  strict,
+);
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const created = <T>(reply: { code(n: number): unknown }, id: string, data: T) => {
+    reply.code(201);
+    return { data, request_id: id };
+  };
+
+  app.post(
+    '/merchants',
+    { schema: { ...hidden, body: Type.Object({ name: Name, currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })) }, strict) } },
+    async (req, reply) => created(reply, req.id, await createMerchant(app.db, req.body)),
+  );
+
+  app.post(
+    '/merchants/:m/users',
+    { schema: { ...hidden, params: M, body: Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }), password: Type.String({ minLength: 8, maxLength: 200 }) }, strict) } },
+    async (req, reply) => created(reply, req.id, await createPortalUser(operatorCtx(req, req.params.m), req.body)),
+  );
+
+  for (const table of ['locations', 'vendors', 'tags'] as const) {
+    app.post(
+      `/merchants/:m/${table}`,
+      { schema: { ...hidden, params: M, body: Type.Object({ name: Name }, strict) } },
+      async (req, reply) => created(reply, req.id, await createNamed(operatorCtx(req, req.params.m), table, req.body.name)),
+    );
+  }
+
+  app.post(
+    '/merchants/:m/media-assets',
+    {
+      schema: {
+        ...hidden,
+        params: M,
+        body: Type.Object(
+          {
+            url: Type.String({ format: 'uri', maxLength: 2048 }),
+            kind: Type.Union([Type.Literal('image'), Type.Literal('video')]),
+            alt: Type.Optional(Type.String({ maxLength: 500 })),
+          },
+          strict,
+        ),
+      },
+    },
+    async (req, reply) => created(reply, req.id, await createMediaAsset(operatorCtx(req, req.params.m), req.body)),
+  );
+
+  app.post('/merchants/:m/api-keys', { schema: { ...hidden, params: M, body: ApiKeyBody } }, async (req, reply) =>
+    created(reply, req.id, await createApiKey(operatorCtx(req, req.params.m), req.body)),
+  );
+  app.get('/merchants/:m/api-keys/:k', { schema: { ...hidden, params: MK } }, async (req) => ({
+    data: await getApiKey(operatorCtx(req, req.params.m), req.params.k),
+    request_id: req.id,
+  }));
+  app.delete('/merchants/:m/api-keys/:k', { schema: { ...hidden, params: MK } }, async (req) => ({
+    data: await revokeApiKey(operatorCtx(req, req.params.m), req.params.k),
+    request_id: req.id,
+  }));
+
+  app.post('/merchants/:m/webhook-endpoints', { schema: { ...hidden, params: M, body: EndpointBody } }, async (req, reply) =>
+    created(reply, req.id, await createEndpoint(operatorCtx(req, req.params.m), req.body, app.config.webhookAllowPrivateUrls)),
+  );
+};
+
+export default routes;

@@ -1,0 +1,254 @@
+// The shared HTTP layer: auth, errors, validation, paging, rate limits, operator guard, PGlite lock.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockDataDir } from '../src/db/database.ts';
+import { json, startTestApp, walk, type TestApp, type TestMerchant } from './helpers.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+let readKey: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  m = await t.merchant();
+  readKey = await m.key(['products.read']);
+});
+afterAll(() => t?.close());
+
+function expectProblem(res: Awaited<ReturnType<TestApp['api']>>, status: number, code: string) {
+  expect(res.statusCode).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = json(res);
+  expect(body.code).toBe(code);
+  expect(body.status).toBe(status);
+  expect(body.type).toBe(`/errors#${code}`);
+  expect(body.request_id).toBe(res.headers['x-request-id']);
+  return body;
+}
+
+describe('authentication', () => {
+  it('no key answers 401 problem+json with WWW-Authenticate and a matching X-Request-Id', async () => {
+    const res = await t.api(null, 'GET', '/tags');
+    expectProblem(res, 401, 'unauthorized');
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('an unknown key answers 401', async () => {
+    expectProblem(await t.api('mia_sk_notarealkeyatall', 'GET', '/tags'), 401, 'unauthorized');
+    expectProblem(await t.api('garbage', 'GET', '/tags'), 401, 'unauthorized');
+  });
+
+  it('a malformed Authorization header answers 401', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/integrations/v1/tags', headers: { authorization: `Basic ${readKey}` } });
+    expectProblem(res, 401, 'unauthorized');
+  });
+
+  it('a revoked key answers 401 at once, and the record shows revoked_at', async () => {
+    const res = json(await m.op('POST', '/api-keys', { label: 'to revoke', scopes: ['products.read'] }), 201);
+    expect(res.data.secret).toMatch(/^mia_sk_[A-Za-z0-9_-]{43}$/);
+    expect(res.data.prefix).toBe(res.data.secret.slice(0, 13));
+    expect(res.data.location_ids).toBeNull();
+    expect(json(await t.api(res.data.secret, 'GET', '/tags'), 200).data).toEqual([]);
+    const revoked = json(await m.op('DELETE', `/api-keys/${res.data.id}`), 200).data;
+    expect(revoked.revoked_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(revoked.last_used_at).not.toBeNull();
+    expect(revoked).not.toHaveProperty('secret');
+    expectProblem(await t.api(res.data.secret, 'GET', '/tags'), 401, 'unauthorized');
+  });
+
+  it('Bearer is preferred over X-API-Key; X-API-Key works alone', async () => {
+    const noScope = await m.key(['orders.read']);
+    const both = await t.app.inject({ method: 'GET', url: '/api/integrations/v1/tags', headers: { authorization: `Bearer ${noScope}`, 'x-api-key': readKey } });
+    expectProblem(both, 403, 'insufficient_scope');
+    const both2 = await t.app.inject({ method: 'GET', url: '/api/integrations/v1/tags', headers: { authorization: `Bearer ${readKey}`, 'x-api-key': noScope } });
+    expect(both2.statusCode).toBe(200);
+    const alone = await t.app.inject({ method: 'GET', url: '/api/integrations/v1/tags', headers: { 'x-api-key': readKey } });
+    expect(alone.statusCode).toBe(200);
+  });
+
+  it('a key without the scope answers 403 insufficient_scope naming it', async () => {
+    const key = await m.key(['orders.read']);
+    const body = expectProblem(await t.api(key, 'GET', '/vendors'), 403, 'insufficient_scope');
+    expect(body.detail).toContain('products.read');
+  });
+
+  it('an unknown scope or another merchant\'s location is refused when creating a key', async () => {
+    const bad = expectProblem(await m.op('POST', '/api-keys', { label: 'x', scopes: ['products.read', 'products.delete'] }), 422, 'validation_failed');
+    expect(bad.errors.map((e: { path: string }) => e.path)).toContain('/scopes/1');
+    const other = await t.merchant();
+    const loc = expectProblem(await m.op('POST', '/api-keys', { label: 'x', scopes: ['orders.read'], location_ids: [other.locations[0]] }), 422, 'validation_failed');
+    expect(loc.errors).toEqual([{ path: '/location_ids/0', message: 'is not a location of this merchant', code: 'unknown_id' }]);
+  });
+
+  it('a location-restricted key lists only its own locations', async () => {
+    const key = await m.key(['orders.read'], [m.locations[1]]);
+    const body = json(await t.api(key, 'GET', '/locations'), 200);
+    expect(body.data.map((l: { id: string }) => l.id)).toEqual([m.locations[1]]);
+  });
+});
+
+describe('validation and errors', () => {
+  it('unknown body fields answer 422 with a JSON pointer for each', async () => {
+    const body = expectProblem(await m.op('POST', '/locations', { name: 'X', colour: 'red', size: 2 }), 422, 'validation_failed');
+    expect(body.errors).toEqual([
+      { path: '/colour', message: 'is not a known field', code: 'unknown_field' },
+      { path: '/size', message: 'is not a known field', code: 'unknown_field' },
+    ]);
+  });
+
+  it('every broken field is reported, nested ones by pointer, and bodies are not coerced', async () => {
+    const body = expectProblem(await m.op('POST', '/api-keys', { label: 5, scopes: [] }), 422, 'validation_failed');
+    expect(body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/label', '/scopes']);
+  });
+
+  it('unknown query parameters and out-of-range limits answer 422', async () => {
+    const unknown = expectProblem(await t.api(readKey, 'GET', '/tags?colour=red'), 422, 'validation_failed');
+    expect(unknown.errors).toEqual([{ path: '/colour', message: 'is not a known field', code: 'unknown_field' }]);
+    for (const limit of ['0', '251', 'ten']) {
+      const res = expectProblem(await t.api(readKey, 'GET', `/tags?limit=${limit}`), 422, 'validation_failed');
+      expect(res.errors[0].path).toBe('/limit');
+    }
+    expect(json(await t.api(readKey, 'GET', '/tags?limit=250'), 200).meta.limit).toBe(250);
+    expect(json(await t.api(readKey, 'GET', '/tags'), 200).meta.limit).toBe(50);
+  });
+
+  it('malformed JSON is 400, a non-JSON write is 415, a body over 1 MiB is 413', async () => {
+    const url = `/api/platform/v1/merchants/${m.id}/locations`;
+    const auth = { authorization: 'Bearer test-operator-token' };
+    expectProblem(await t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload: '{"name":' }), 400, 'malformed_request');
+    expectProblem(await t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'text/plain' }, payload: 'name=x' }), 415, 'unsupported_media_type');
+    expectProblem(await t.app.inject({ method: 'POST', url, headers: auth }), 415, 'unsupported_media_type');
+    const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
+    expectProblem(await t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload: big }), 413, 'payload_too_large');
+  });
+
+  it('an unknown route and a non-UUID path id are 404 problems', async () => {
+    expectProblem(await t.api(readKey, 'GET', '/nothing-here'), 404, 'not_found');
+    expectProblem(await t.op('GET', `/merchants/not-a-uuid/api-keys/${m.id}`), 404, 'not_found');
+    expectProblem(await t.op('GET', `/merchants/${m.id}/api-keys/00000000-0000-4000-8000-000000000000`), 404, 'not_found');
+  });
+});
+
+describe('lists and cursors', () => {
+  let ids: string[];
+  beforeAll(async () => {
+    ids = [];
+    for (let i = 0; i < 120; i++) ids.push(json(await m.op('POST', '/tags', { name: `tag ${i}` }), 201).data.id);
+  });
+
+  it('a 120-row walk with limit 50 returns every id exactly once, in (updated_at, id) order', async () => {
+    const { ids: seen, pages } = await walk(t, readKey, '/tags', 50);
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(120);
+    expect(new Set(seen).size).toBe(120);
+    expect(seen).toEqual(ids);
+  });
+
+  it('the last page has next_cursor null; pages are full until the end', async () => {
+    const first = json(await t.api(readKey, 'GET', '/tags?limit=50'), 200);
+    expect(first.data).toHaveLength(50);
+    const second = json(await t.api(readKey, 'GET', `/tags?limit=70&cursor=${first.meta.next_cursor}`), 200);
+    expect(second.data).toHaveLength(70);
+    expect(second.meta).toEqual({ limit: 70, next_cursor: null });
+  });
+
+  it('a tampered cursor or one reused with other filters is 400', async () => {
+    const first = json(await t.api(readKey, 'GET', '/tags?limit=10'), 200);
+    const cursor: string = first.meta.next_cursor;
+    const [payload, mac] = cursor.split('.');
+    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    decoded.i = '00000000-0000-4000-8000-000000000000';
+    const forged = `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}`;
+    expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${forged}`), 400, 'malformed_request');
+    expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor.slice(0, -2)}xx`), 400, 'malformed_request');
+    expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor}&updated_after=2020-01-01T00:00:00.000Z`), 400, 'malformed_request');
+    expectProblem(await t.api(readKey, 'GET', `/vendors?cursor=${cursor}`), 400, 'malformed_request');
+    expect(json(await t.api(readKey, 'GET', `/tags?cursor=${cursor}&limit=5`), 200).data).toHaveLength(5);
+  });
+
+  it('updated_after is strict', async () => {
+    const all = json(await t.api(readKey, 'GET', '/tags?limit=250'), 200).data;
+    const after = json(await t.api(readKey, 'GET', `/tags?limit=250&updated_after=${all[9].updated_at}`), 200).data;
+    expect(after.every((r: { updated_at: string }) => r.updated_at > all[9].updated_at)).toBe(true);
+    expect(after.length).toBe(all.filter((r: { updated_at: string }) => r.updated_at > all[9].updated_at).length);
+  });
+
+  it('a merchant never sees another merchant\'s rows', async () => {
+    const other = await t.merchant();
+    const key = await other.key(['products.read']);
+    expect(json(await t.api(key, 'GET', '/tags'), 200).data).toEqual([]);
+  });
+});
+
+describe('rate limits', () => {
+  it('answers draft-10 headers on every response and 429 with Retry-After past the limit', async () => {
+    const limited = await startTestApp({ rateLimitPerMinute: 3 }, t.database);
+    try {
+      const key = readKey;
+      const r1 = await limited.api(key, 'GET', '/tags');
+      expect(r1.headers['ratelimit-policy']).toBe('"default";q=3;w=60');
+      expect(r1.headers['ratelimit']).toMatch(/^"default";r=2;t=\d+$/);
+      await limited.api(key, 'GET', '/tags');
+      const r3 = await limited.api(key, 'GET', '/tags');
+      expect(r3.headers['ratelimit']).toMatch(/^"default";r=0;t=\d+$/);
+      const r4 = await limited.api(key, 'GET', '/tags');
+      expectProblem(r4, 429, 'rate_limited');
+      expect(Number(r4.headers['retry-after'])).toBeGreaterThan(0);
+      // Another key has its own budget; the operator API is not limited.
+      expect((await limited.api(await m.key(['products.read']), 'GET', '/tags')).statusCode).toBe(200);
+      for (let i = 0; i < 5; i++) expect((await limited.op('GET', `/merchants/${m.id}/api-keys/${m.id}`)).statusCode).toBe(404);
+    } finally {
+      await limited.app.close();
+    }
+  });
+});
+
+describe('operator API', () => {
+  it('rejects a missing or wrong token', async () => {
+    expectProblem(await t.app.inject({ method: 'POST', url: '/api/platform/v1/merchants', payload: { name: 'x' } }), 401, 'unauthorized');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/api/platform/v1/merchants', headers: { authorization: 'Bearer wrong' }, payload: { name: 'x' } }),
+      401,
+      'unauthorized',
+    );
+  });
+
+  it('creates merchants with their currency and answers 404 for an unknown merchant', async () => {
+    const res = json(await t.op('POST', '/merchants', { name: 'Acme', currency: 'eur' }), 201);
+    expect(res.data).toEqual({ id: expect.any(String), name: 'Acme', currency: 'EUR' });
+    expectProblem(await t.op('POST', '/merchants/00000000-0000-4000-8000-000000000000/tags', { name: 'x' }), 404, 'not_found');
+  });
+
+  it('creates portal users once per email', async () => {
+    const res = json(await m.op('POST', '/users', { email: 'Ops@Example.com', password: 'correct horse' }), 201);
+    expect(res.data).toEqual({ id: expect.any(String), email: 'ops@example.com' });
+    const again = expectProblem(await m.op('POST', '/users', { email: 'ops@example.com', password: 'correct horse' }), 422, 'validation_failed');
+    expect(again.errors[0].path).toBe('/email');
+  });
+});
+
+describe('service endpoints', () => {
+  it('healthz, readyz and openapi.json need no key', async () => {
+    expect(json(await t.app.inject({ method: 'GET', url: '/healthz' }), 200)).toEqual({ status: 'ok' });
+    expect(json(await t.app.inject({ method: 'GET', url: '/readyz' }), 200)).toEqual({ status: 'ready' });
+    const doc = json(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).every((p) => p.startsWith('/api/integrations/v1/'))).toBe(true);
+  });
+});
+
+describe('embedded database lock', () => {
+  it('refuses a second owner of a data directory and takes over from a dead one', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mia-lock-'));
+    const release = lockDataDir(dir);
+    expect(() => lockDataDir(dir)).toThrow(/is in use by process/);
+    release();
+    fs.writeFileSync(path.join(dir, '.lock'), '999999'); // a pid that is not running
+    const again = lockDataDir(dir);
+    expect(fs.readFileSync(path.join(dir, '.lock'), 'utf8')).toBe(String(process.pid));
+    again();
+    fs.rmSync(dir, { recursive: true });
+  });
+});
