@@ -4,9 +4,17 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from './database.ts';
 import * as foundation from './migrations/0001_foundation.ts';
+import * as catalog from './migrations/0002_catalog.ts';
+import * as warehouse from './migrations/0003_warehouse.ts';
+import * as webhooks from './migrations/0004_webhooks.ts';
+import * as portal from './migrations/0005_portal.ts';
 
 export const migrations: { name: string; statements: string[] }[] = [
   { name: '0001_foundation', statements: foundation.statements },
+  { name: '0002_catalog', statements: catalog.statements },
+  { name: '0003_warehouse', statements: warehouse.statements },
+  { name: '0004_webhooks', statements: webhooks.statements },
+  { name: '0005_portal', statements: portal.statements },
 ];
 
 export async function migrate(db: Database): Promise<string[]> {

@@ -1,0 +1,2 @@
+// Schema changes of the warehouse work (empty so far).
+export const statements: string[] = [];

@@ -1,0 +1,2 @@
+// Schema changes of the webhooks work (empty so far).
+export const statements: string[] = [];
