@@ -22,6 +22,8 @@ declare module 'fastify' {
     config: Config;
     /** Signs cursors and portal sessions. */
     secret: string;
+    /** Every route registered, in order (the isolation matrix test walks them). */
+    routeList: { method: string; url: string; scope?: string }[];
   }
 }
 
@@ -54,8 +56,10 @@ export async function buildApp(opts: AppOptions) {
   app.setValidatorCompiler(validatorCompiler as never);
 
   // Validation errors are turned into problems by us (and, for idempotent writes, stored).
+  app.decorate('routeList', [] as { method: string; url: string; scope?: string }[]);
   app.addHook('onRoute', (route) => {
     route.attachValidation = true;
+    for (const method of [route.method].flat()) app.routeList.push({ method, url: route.url, scope: route.config?.scope });
   });
   app.addHook('preHandler', async (req) => {
     if (req.validationError && !req.routeOptions.config.idempotent) throw validationProblem(req.validationError as never);
