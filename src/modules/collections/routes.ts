@@ -1,6 +1,72 @@
-// Routes of /collections: not built yet.
+// /collections: manual (native) and connected (manual or smart) collections.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ctxOf, requireScope } from '../../http/context.ts';
+import { PageQuery, pageRequest } from '../../http/paging.ts';
+import { IdParams, Many, Nullable, One, READ_ERRORS, Uuid, WRITE_ERRORS, problems } from '../../http/schemas.ts';
+import { Collection, Description, IdList, Title } from '../catalog/schemas.ts';
+import { createCollection, getCollection, listCollections, updateCollection } from './service.ts';
 
-const routes: FastifyPluginAsyncTypebox = async () => {};
+const strict = { additionalProperties: false } as const;
+const ListQuery = Type.Object({ limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor), updated_after: Type.Optional(PageQuery.updated_after) }, strict);
+
+const CollectionCreate = Type.Object(
+  {
+    title: Title,
+    description: Type.Optional(Nullable(Description)),
+    primary_image_asset_id: Type.Optional(Nullable(Uuid('A media asset of this merchant'))),
+    product_ids: Type.Optional(IdList('Product', 1000)),
+    tag_ids: Type.Optional(IdList('Tag')),
+    submit: Type.Optional(Type.Boolean({ description: 'Submit for review now; needs collections.submit' })),
+  },
+  strict,
+);
+const CollectionPatch = Type.Object(
+  {
+    title: Type.Optional(Title),
+    description: Type.Optional(Nullable(Description)),
+    product_ids: Type.Optional(IdList('Product', 1000)),
+    tag_ids: Type.Optional(IdList('Tag')),
+    submit: Type.Optional(Type.Boolean({ description: 'Submit for review; needs collections.submit' })),
+  },
+  strict,
+);
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/collections',
+    { config: { scope: 'collections.read' }, schema: { tags: ['Collections'], summary: 'List collections', querystring: ListQuery, response: { 200: Many(Collection), ...problems(...READ_ERRORS) } } },
+    async (req) => {
+      const { items, meta } = await listCollections(ctxOf(req), pageRequest(app.secret, '/collections', req.query), req.query);
+      return { data: items, request_id: req.id, meta };
+    },
+  );
+  app.get(
+    '/collections/:id',
+    { config: { scope: 'collections.read' }, schema: { tags: ['Collections'], summary: 'Get a collection', params: IdParams, response: { 200: One(Collection), ...problems(...READ_ERRORS) } } },
+    async (req) => ({ data: await getCollection(ctxOf(req), req.params.id), request_id: req.id }),
+  );
+  app.post(
+    '/collections',
+    { config: { scope: 'collections.write' }, schema: { tags: ['Collections'], summary: 'Create a native manual collection', description: 'Smart collections cannot be created here.', body: CollectionCreate, response: { 201: One(Collection), ...problems(...WRITE_ERRORS) } } },
+    async (req, reply) => {
+      if (req.body.submit) requireScope(req, 'collections.submit');
+      const c = await createCollection(ctxOf(req), req.body);
+      reply.code(201).header('Location', `/api/integrations/v1/collections/${c.id}`);
+      return { data: c, request_id: req.id };
+    },
+  );
+  app.patch(
+    '/collections/:id',
+    {
+      config: { scope: 'collections.write' },
+      schema: { tags: ['Collections'], summary: 'Update a native collection', description: 'title/description become pending until review; product_ids and tag_ids are full replacement sets. Connected collections answer 409 read_only_record.', params: IdParams, body: CollectionPatch, response: { 200: One(Collection), ...problems(...WRITE_ERRORS) } },
+    },
+    async (req) => {
+      if (req.body.submit) requireScope(req, 'collections.submit');
+      return { data: await updateCollection(ctxOf(req), req.params.id, req.body), request_id: req.id };
+    },
+  );
+};
 
 export default routes;

@@ -1,0 +1,114 @@
+// Response and request schemas of the catalog resources (the OpenAPI document is built from them).
+import { Type } from 'typebox';
+import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+
+export const Source = Type.Union([Type.Literal('native'), Type.Literal('connected')], { description: 'native: written through this API; connected: synced from an external source, read-only' });
+export const ReviewStatus = Type.Union([Type.Literal('not_submitted'), Type.Literal('in_review'), Type.Literal('approved'), Type.Literal('rejected')]);
+export const Title = Type.String({ minLength: 1, maxLength: 255 });
+export const Description = Type.String({ maxLength: 65535 });
+export const IdList = (what: string, max = 250) => Type.Array(Uuid(), { maxItems: max, uniqueItems: true, description: `${what} ids of this merchant (full set)` });
+export const Money = (description: string) => Type.Number({ minimum: 0, maximum: 9999999999.99, description: `${description}; at most 2 decimals` });
+const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
+
+export const VariantFields = {
+  sku: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: 'Unique among the merchant\'s native variants' }))),
+  option1: Type.Optional(Text()),
+  option2: Type.Optional(Text()),
+  option3: Type.Optional(Text()),
+  price: Type.Optional(Money('Price in the merchant currency; required on every new variant')),
+  compare_at_price: Type.Optional(Nullable(Money('Compare-at price'))),
+  barcode: Type.Optional(Text(64)),
+  inventory_policy: Type.Optional(Type.Union([Type.Literal('deny'), Type.Literal('continue')], { description: 'deny: orders may not exceed available stock (default)' })),
+  media_asset_id: Type.Optional(Nullable(Uuid('A media asset of this merchant'))),
+  shipping_profile: Type.Optional(Text(100)),
+  requires_shipping: Type.Optional(Type.Boolean({ description: 'Default true' })),
+  weight: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1000000 }))),
+  weight_unit: Type.Optional(Type.Union([Type.Literal('g'), Type.Literal('kg'), Type.Literal('lb'), Type.Literal('oz')], { description: 'Default g' })),
+};
+
+export const VariantCreate = Type.Object(VariantFields, { additionalProperties: false });
+export const VariantPatch = Type.Object({ id: Type.Optional(Uuid('An existing variant of this product; omit to create a new one')), ...VariantFields }, { additionalProperties: false });
+
+export const Inventory = Type.Object({
+  fulfillment_location_id: Uuid(),
+  on_hand: Type.Integer(),
+  committed: Type.Integer(),
+  available: Type.Integer({ description: 'on_hand - committed' }),
+});
+
+export const Variant = Type.Object({
+  id: Uuid(),
+  external_id: Nullable(Type.String()),
+  sku: Nullable(Type.String()),
+  option1: Nullable(Type.String()),
+  option2: Nullable(Type.String()),
+  option3: Nullable(Type.String()),
+  price: Type.Number(),
+  compare_at_price: Nullable(Type.Number()),
+  barcode: Nullable(Type.String()),
+  inventory_policy: Type.Union([Type.Literal('deny'), Type.Literal('continue')]),
+  media_asset_id: Nullable(Uuid()),
+  shipping_profile: Nullable(Type.String()),
+  requires_shipping: Type.Boolean(),
+  weight: Nullable(Type.Number()),
+  weight_unit: Type.String(),
+  inventory: Type.Array(Inventory, { description: 'One entry per location with stock for this variant (only the key\'s locations)' }),
+});
+
+export const Product = Type.Object({
+  id: Uuid(),
+  source: Source,
+  source_name: Nullable(Type.String()),
+  external_id: Nullable(Type.String()),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  handle: Type.String(),
+  status: Type.Union([Type.Literal('draft'), Type.Literal('active'), Type.Literal('archived')]),
+  review_status: ReviewStatus,
+  pending_title: Nullable(Type.String()),
+  pending_description: Nullable(Type.String()),
+  vendor_id: Nullable(Uuid()),
+  primary_image_asset_id: Nullable(Uuid()),
+  gallery_asset_ids: Type.Array(Uuid()),
+  tag_ids: Type.Array(Uuid()),
+  media: Type.Array(Type.Object({ id: Uuid(), url: Nullable(Type.String()), kind: Type.String(), position: Type.Integer() })),
+  variants: Type.Array(Variant),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+});
+
+export const Collection = Type.Object({
+  id: Uuid(),
+  source: Source,
+  source_name: Nullable(Type.String()),
+  external_id: Nullable(Type.String()),
+  kind: Type.Union([Type.Literal('manual'), Type.Literal('smart')]),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  handle: Type.String(),
+  review_status: ReviewStatus,
+  pending_title: Nullable(Type.String()),
+  pending_description: Nullable(Type.String()),
+  primary_image_asset_id: Nullable(Uuid()),
+  product_ids: Type.Array(Uuid()),
+  tag_ids: Type.Array(Uuid()),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+});
+
+export const SocialVideo = Type.Object({
+  id: Uuid(),
+  source: Source,
+  source_name: Nullable(Type.String()),
+  external_id: Nullable(Type.String()),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  status: Type.Union([Type.Literal('draft'), Type.Literal('published')]),
+  video_url: Nullable(Type.String()),
+  video_asset_id: Nullable(Uuid()),
+  thumbnail_asset_id: Nullable(Uuid()),
+  product_ids: Type.Array(Uuid()),
+  collection_ids: Type.Array(Uuid()),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+});
