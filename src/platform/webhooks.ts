@@ -1,6 +1,71 @@
-// Operator routes for webhooks: not built yet.
+// Operator webhook routes: endpoint records, secret rotation, delivery log, resend and test.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { operatorCtx } from '../http/context.ts';
+import { PageQuery, pageRequest } from '../http/paging.ts';
+import { Nullable, Uuid } from '../http/schemas.ts';
+import { EVENT_TYPES } from '../events/outbox.ts';
+import {
+  getEndpoint, listAttempts, listDeliveries, listEndpoints, resendDelivery, revealSigningSecret, rotateSigningSecret, sendTestEvent, updateEndpoint,
+} from '../modules/webhook-endpoints/service.ts';
 
-const routes: FastifyPluginAsyncTypebox = async () => {};
+const strict = { additionalProperties: false } as const;
+const hidden = { hide: true } as const;
+const ME = Type.Object({ m: Uuid(), e: Uuid() });
+const MED = Type.Object({ m: Uuid(), e: Uuid(), d: Uuid() });
+
+const EndpointPatch = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    events: Type.Optional(Type.Array(Type.Union(EVENT_TYPES.map((s) => Type.Literal(s))), { minItems: 1, uniqueItems: true })),
+    location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    status: Type.Optional(Type.Union([Type.Literal('enabled'), Type.Literal('disabled')])),
+  },
+  strict,
+);
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const ctx = (req: { params: { m: string } }) => operatorCtx(req as never, req.params.m);
+  const allowPrivate = app.config.webhookAllowPrivateUrls;
+
+  app.get('/merchants/:m/webhook-endpoints', { schema: { ...hidden, params: Type.Object({ m: Uuid() }) } }, async (req) => ({
+    data: await listEndpoints(ctx(req)),
+    request_id: req.id,
+  }));
+  app.get('/merchants/:m/webhook-endpoints/:e', { schema: { ...hidden, params: ME } }, async (req) => ({
+    data: { ...(await getEndpoint(ctx(req), req.params.e)), ...(await revealSigningSecret(ctx(req), req.params.e)) },
+    request_id: req.id,
+  }));
+  app.patch('/merchants/:m/webhook-endpoints/:e', { schema: { ...hidden, params: ME, body: EndpointPatch } }, async (req) => ({
+    data: await updateEndpoint(ctx(req), req.params.e, req.body, allowPrivate),
+    request_id: req.id,
+  }));
+  app.post('/merchants/:m/webhook-endpoints/:e/rotate-secret', { schema: { ...hidden, params: ME } }, async (req) => ({
+    data: await rotateSigningSecret(ctx(req), req.params.e),
+    request_id: req.id,
+  }));
+  app.get(
+    '/merchants/:m/webhook-endpoints/:e/deliveries',
+    { schema: { ...hidden, params: ME, querystring: Type.Object({ limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor) }, strict) } },
+    async (req) => {
+      const page = pageRequest(app.secret, `/webhook-endpoints/${req.params.e}/deliveries`, req.query);
+      const { items, meta } = await listDeliveries(ctx(req), req.params.e, page);
+      return { data: items, request_id: req.id, meta };
+    },
+  );
+  app.get('/merchants/:m/webhook-endpoints/:e/deliveries/:d/attempts', { schema: { ...hidden, params: MED } }, async (req) => ({
+    data: await listAttempts(ctx(req), req.params.e, req.params.d),
+    request_id: req.id,
+  }));
+  app.post('/merchants/:m/webhook-endpoints/:e/deliveries/:d/resend', { schema: { ...hidden, params: MED } }, async (req) => ({
+    data: await resendDelivery(ctx(req), req.params.e, req.params.d),
+    request_id: req.id,
+  }));
+  app.post('/merchants/:m/webhook-endpoints/:e/test', { schema: { ...hidden, params: ME } }, async (req) => ({
+    data: await sendTestEvent(ctx(req), req.params.e),
+    request_id: req.id,
+  }));
+};
 
 export default routes;

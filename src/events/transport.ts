@@ -1,0 +1,86 @@
+// The HTTP side of a delivery: no redirects, a hard timeout, and SSRF protection checked on the
+// address the socket actually connected to (so DNS rebinding cannot slip a private address in).
+import dns from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { Agent, buildConnector, request } from 'undici';
+import { isPrivateAddress } from '../modules/webhook-endpoints/service.ts';
+
+export interface PostResult {
+  statusCode: number | null;
+  durationMs: number;
+  excerpt: string | null;
+  error: string | null;
+}
+
+export function createTransport(options: { timeoutMs: number; allowPrivate: boolean }) {
+  // The address a name resolves to is checked before connecting (so no TLS handshake ever reaches a
+  // private host), and the socket's peer address is checked again after.
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dns.lookup(hostname, { ...lookupOptions, all: true }, (err, addresses) => {
+      if (err) return (callback as Function)(err);
+      const list = addresses as dns.LookupAddress[];
+      const denied = options.allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
+      if (denied) return (callback as Function)(new Error(`refused: ${hostname} resolves to private address ${denied.address}`));
+      if (lookupOptions.all) return (callback as Function)(null, list);
+      (callback as Function)(null, list[0].address, list[0].family);
+    });
+  };
+  const base = buildConnector({ timeout: options.timeoutMs, lookup } as never);
+  const connect: buildConnector.connector = (opts, callback) => {
+    if (!options.allowPrivate && isIP(opts.hostname.replace(/^\[|\]$/g, '')) && isPrivateAddress(opts.hostname.replace(/^\[|\]$/g, ''))) {
+      return callback(new Error(`refused: private address ${opts.hostname}`), null);
+    }
+    base(opts, (err, socket) => {
+      if (err) return callback(err, null);
+      const address = socket.remoteAddress ?? '';
+      if (!options.allowPrivate && (!address || isPrivateAddress(address))) {
+        socket.destroy();
+        return callback(new Error(`refused: ${opts.hostname} connected to private address ${address}`), null);
+      }
+      callback(null, socket);
+    });
+  };
+  const agent = new Agent({ connect, keepAliveTimeout: 10_000, connections: 50 });
+
+  async function post(url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
+    const started = performance.now();
+    const done = (statusCode: number | null, excerpt: string | null, error: string | null): PostResult => ({
+      statusCode,
+      durationMs: Math.round(performance.now() - started),
+      excerpt,
+      error,
+    });
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return done(null, null, 'invalid URL');
+    }
+    if (!options.allowPrivate && parsed.protocol !== 'https:') return done(null, null, 'refused: endpoint URL is not https');
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: agent,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+      let excerpt = '';
+      try {
+        for await (const chunk of res.body) {
+          excerpt += chunk.toString('utf8');
+          if (excerpt.length >= 1024) break;
+        }
+      } catch {}
+      return done(res.statusCode, excerpt.slice(0, 1024), null);
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      const message = e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' ? `timeout after ${options.timeoutMs} ms` : e.message;
+      return done(null, null, message.slice(0, 500));
+    }
+  }
+
+  return { post, close: () => agent.close() };
+}

@@ -1,0 +1,69 @@
+// A real HTTP receiver on 127.0.0.1 for webhook tests: records every request with its raw body
+// and answers from a script of responses.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  headers: http.IncomingHttpHeaders;
+  raw: string;
+  body: any;
+  at: number;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Next answers, in order; when empty, `fallback` answers. */
+  script: { status: number; headers?: Record<string, string>; delayMs?: number; body?: string }[];
+  fallback: { status: number; delayMs?: number };
+  /** Highest number of requests for one event id in flight at the same time. */
+  maxConcurrentPerEvent(): number;
+  waitFor(n: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(path = '/hooks'): Promise<Receiver> {
+  const received: Received[] = [];
+  const inFlight = new Map<string, number>();
+  let maxConcurrent = 0;
+  const r: Receiver = {
+    url: '',
+    received,
+    script: [],
+    fallback: { status: 200 },
+    maxConcurrentPerEvent: () => maxConcurrent,
+    async waitFor(n, timeoutMs = 15_000) {
+      const start = Date.now();
+      while (received.length < n) {
+        if (Date.now() - start > timeoutMs) throw new Error(`receiver got ${received.length} of ${n} requests`);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    },
+    close: () => new Promise((res) => server.close(() => res())),
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const id = String(req.headers['x-service-webhook-id']);
+      const now = (inFlight.get(id) ?? 0) + 1;
+      inFlight.set(id, now);
+      maxConcurrent = Math.max(maxConcurrent, now);
+      let body: unknown = null;
+      try {
+        body = JSON.parse(raw);
+      } catch {}
+      received.push({ headers: req.headers, raw, body, at: Date.now() });
+      const answer = r.script.shift() ?? r.fallback;
+      if (answer.delayMs) await new Promise((res) => setTimeout(res, answer.delayMs));
+      inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
+      res.writeHead(answer.status, { 'content-type': 'text/plain', ...('headers' in answer ? answer.headers : {}) });
+      res.end('body' in answer && answer.body !== undefined ? answer.body : `answer ${answer.status}`);
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  return r;
+}

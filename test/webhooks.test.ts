@@ -1,0 +1,193 @@
+// Webhook deliveries to a real receiver: signatures (checked with node:crypto, not our signer),
+// location filters, retries, 410, redirects, timeouts, SSRF, rotation, resend and ping.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker, type Worker } from '../src/events/worker.ts';
+import { createTransport } from '../src/events/transport.ts';
+import { json, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+let key: string;
+let receiver: Receiver;
+let worker: Worker;
+const log = pino({ level: 'silent' });
+
+function verify(secret: string, r: { headers: Record<string, unknown>; raw: string }): boolean {
+  const ts = String(r.headers['x-service-webhook-timestamp']);
+  const expected = createHmac('sha256', secret).update(`${ts}.${r.raw}`).digest();
+  return String(r.headers['x-service-webhook-signature'])
+    .split(' ')
+    .some((part) => {
+      const hex = part.replace(/^v1=/, '');
+      const given = Buffer.from(hex, 'hex');
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
+}
+
+beforeAll(async () => {
+  t = await startTestApp({ webhookRetrySchedule: [0, 0], webhookTimeoutMs: 500 });
+  m = await t.merchant({ locations: 2 });
+  key = await m.key(['products.write', 'products.read']);
+  worker = startWorker(t.database.db, t.config, log, { autoStart: false });
+});
+afterEach(async () => receiver?.close());
+afterAll(async () => {
+  await worker?.stop();
+  await t?.close();
+});
+
+async function endpoint(events: string[], extra: Record<string, unknown> = {}) {
+  receiver = await startReceiver();
+  return json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events, ...extra }), 201).data;
+}
+
+async function order(locationId: string, variantId: string) {
+  return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: [{ variant_id: variantId, quantity: 1 }] }), 201).data;
+}
+
+describe('delivery', () => {
+  it('signs the exact body with HMAC-SHA256 over timestamp.body and sends the contract headers', async () => {
+    const ep = await endpoint(['product.created']);
+    expect(ep.signing_secret).toMatch(/^whsec_/);
+    const product = json(await t.api(key, 'POST', '/products', { title: 'Signed' }), 201).data;
+    expect(await worker.tick()).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    const r = receiver.received[0];
+    expect(verify(ep.signing_secret, r)).toBe(true);
+    expect(verify('whsec_wrong', r)).toBe(false);
+    expect(r.headers['content-type']).toBe('application/json');
+    expect(r.headers['x-service-webhook-event']).toBe('product.created');
+    expect(r.headers['x-service-webhook-id']).toBe(r.body.id);
+    expect(Math.abs(Number(r.headers['x-service-webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
+    expect(Object.keys(r.body)).toEqual(['id', 'type', 'created_at', 'merchant_id', 'location_id', 'data']);
+    expect(r.body).toMatchObject({ type: 'product.created', merchant_id: m.id, location_id: null });
+    expect(r.body.data.object).toEqual(product);
+    const deliveries = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200);
+    expect(deliveries.data).toEqual([
+      { id: expect.any(String), event_id: r.body.id, event_type: 'product.created', status: 'delivered', attempts: 1, last_status_code: 200, next_attempt_at: null, created_at: expect.any(String), updated_at: expect.any(String) },
+    ]);
+  });
+
+  it('an endpoint with a location filter gets only its location\'s orders', async () => {
+    const ep = await endpoint(['order.created'], { location_ids: [m.locations[0]] });
+    const p = json(await t.api(key, 'POST', '/products', { title: 'Filtered', variants: [{ sku: 'FLT', price: 3, inventory_policy: 'continue' }] }), 201).data;
+    const mine = await order(m.locations[0], p.variants[0].id);
+    await order(m.locations[1], p.variants[0].id);
+    await worker.tick();
+    expect(receiver.received.map((r) => [r.body.type, r.body.location_id, r.body.data.object.id])).toEqual([['order.created', m.locations[0], mine.id]]);
+    expect(verify(ep.signing_secret, receiver.received[0])).toBe(true);
+  });
+
+  it('a receiver failing twice then succeeding gets the same event id three times; every attempt is logged', async () => {
+    const ep = await endpoint(['product.created']);
+    receiver.script.push({ status: 500, body: 'boom' }, { status: 503 });
+    await t.api(key, 'POST', '/products', { title: 'Retried' });
+    await worker.tick();
+    expect(receiver.received).toHaveLength(3);
+    expect(new Set(receiver.received.map((r) => r.body.id)).size).toBe(1);
+    expect(new Set(receiver.received.map((r) => r.headers['x-service-webhook-id'])).size).toBe(1);
+    const [d] = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    expect(d).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200 });
+    const attempts = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries/${d.id}/attempts`), 200).data;
+    expect(attempts.map((a: any) => [a.attempt, a.status_code, a.response_excerpt])).toEqual([[1, 500, 'boom'], [2, 503, 'answer 503'], [3, 200, 'answer 200']]);
+  });
+
+  it('after the schedule runs out the delivery is failed', async () => {
+    const ep = await endpoint(['product.created']);
+    receiver.fallback = { status: 500 };
+    await t.api(key, 'POST', '/products', { title: 'Doomed' });
+    await worker.tick();
+    expect(receiver.received).toHaveLength(3); // first attempt + 2 retries
+    const [d] = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    expect(d).toMatchObject({ status: 'failed', attempts: 3, last_status_code: 500, next_attempt_at: null });
+  });
+
+  it('410 Gone disables the endpoint and fails the delivery; events while disabled are not delivered', async () => {
+    const ep = await endpoint(['product.created']);
+    receiver.script.push({ status: 410 });
+    await t.api(key, 'POST', '/products', { title: 'Gone' });
+    await worker.tick();
+    expect(json(await m.op('GET', `/webhook-endpoints/${ep.id}`), 200).data.status).toBe('disabled');
+    await t.api(key, 'POST', '/products', { title: 'While disabled' });
+    await worker.tick();
+    expect(receiver.received).toHaveLength(1);
+    const list = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    expect(list.map((d: any) => [d.status, d.last_status_code])).toEqual([['failed', 410]]);
+  });
+
+  it('does not follow redirects, and times out slow receivers', async () => {
+    const ep = await endpoint(['product.created']);
+    receiver.script.push({ status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } }, { status: 200, delayMs: 1500 });
+    receiver.fallback = { status: 500 };
+    await t.api(key, 'POST', '/products', { title: 'Redirected' });
+    await worker.tick();
+    const [d] = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    const attempts = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries/${d.id}/attempts`), 200).data;
+    expect(attempts[0]).toMatchObject({ status_code: 302, error: null });
+    expect(attempts[1]).toMatchObject({ status_code: null, error: 'timeout after 500 ms' });
+  });
+});
+
+describe('operations', () => {
+  it('rotation signs with both secrets; resend makes a new delivery of the same event; test sends a ping', async () => {
+    const ep = await endpoint(['product.created']);
+    const rotated = json(await m.op('POST', `/webhook-endpoints/${ep.id}/rotate-secret`), 200).data;
+    expect(rotated.signing_secret).not.toBe(ep.signing_secret);
+    await t.api(key, 'POST', '/products', { title: 'Rotated' });
+    await worker.tick();
+    const first = receiver.received[0];
+    expect(String(first.headers['x-service-webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(rotated.signing_secret, first)).toBe(true);
+    expect(verify(ep.signing_secret, first)).toBe(true);
+
+    const [d] = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    const resent = json(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${d.id}/resend`), 200).data;
+    expect(resent).toMatchObject({ event_id: d.event_id, status: 'pending', attempts: 0 });
+    expect(resent.id).not.toBe(d.id);
+    const ping = json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`), 200).data;
+    expect(ping).toMatchObject({ event_type: 'ping', status: 'pending' });
+    await worker.tick();
+    expect(receiver.received.map((r) => r.body.type).sort()).toEqual(['ping', 'product.created', 'product.created']);
+    expect(receiver.received.filter((r) => r.body.type === 'product.created').map((r) => r.body.id)).toEqual([first.body.id, first.body.id]);
+  });
+
+  it('PATCH updates and validates endpoints; another merchant\'s endpoint is 404', async () => {
+    const ep = await endpoint(['product.created']);
+    const patched = json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.created'], description: 'Orders', status: 'disabled' }), 200).data;
+    expect(patched).toMatchObject({ events: ['order.created'], description: 'Orders', status: 'disabled', url: receiver.url });
+    expect(json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.shipped'] }), 422).errors[0].path).toBe('/events/0');
+    const other = await t.merchant();
+    expect(json(await other.op('GET', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
+  });
+});
+
+describe('SSRF protection', () => {
+  it('refuses private, loopback and non-https URLs when private URLs are not allowed', async () => {
+    const strict = await startTestApp({ webhookAllowPrivateUrls: false }, t.database);
+    try {
+      for (const url of ['https://127.0.0.1/hook', 'https://10.1.2.3/hook', 'https://169.254.169.254/latest', 'https://[::1]/x', 'http://example.com/hook', 'https://localhost/x']) {
+        const res = json(await strict.op('POST', `/merchants/${m.id}/webhook-endpoints`, { url, events: ['order.created'] }), 422);
+        expect(res.errors[0].path).toBe('/url');
+      }
+      expect(json(await strict.op('POST', `/merchants/${m.id}/webhook-endpoints`, { url: 'https://hooks.example.com/x', events: ['order.created'] }), 201).data.url).toBe('https://hooks.example.com/x');
+    } finally {
+      await strict.app.close();
+    }
+  });
+
+  it('checks the address actually connected to: a name resolving to loopback is refused', async () => {
+    receiver = await startReceiver();
+    const port = new URL(receiver.url).port;
+    const transport = createTransport({ timeoutMs: 2000, allowPrivate: false });
+    const viaName = await transport.post(`https://localhost:${port}/hooks`, {}, '{}');
+    expect(viaName.error).toMatch(/^refused: localhost resolves to private address/);
+    const viaIp = await transport.post(`https://127.0.0.1:${port}/hooks`, {}, '{}');
+    expect(viaIp.error).toBe('refused: private address 127.0.0.1');
+    expect(receiver.received).toHaveLength(0);
+    await transport.close();
+    expect(testConfig().webhookAllowPrivateUrls).toBe(true);
+  });
+});
