@@ -28,7 +28,8 @@ interface Claimed {
 
 export function startWorker(db: Database, config: Config, log: Logger, options: { autoStart?: boolean } = {}): Worker {
   const transport = createTransport({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
-  const leaseMs = config.webhookTimeoutMs + 30_000;
+  // Long enough for one post to finish or time out; a dead worker's deliveries come back after it.
+  const leaseMs = 2 * config.webhookTimeoutMs + 5_000;
   let stopped = false;
   let running: Promise<number> | null = null;
   let timer: NodeJS.Timeout | null = null;

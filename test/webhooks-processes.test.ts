@@ -1,0 +1,116 @@
+// Worker processes on one PostgreSQL: several never deliver one event twice at once, and a worker
+// killed mid-batch loses nothing. PostgreSQL only (PGlite is one process).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, onPostgres, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+const children: ChildProcess[] = [];
+
+function startWorkerProcess(): ChildProcess {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: t.database.url!,
+      ROLE: 'worker',
+      WORKER_POLL_MS: '50',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  return child;
+}
+
+async function endpointFor(receiver: Receiver) {
+  return json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['inventory.updated'] }), 201).data;
+}
+
+/** n events fanned out to the merchant's endpoints, written in bulk. */
+async function emitMany(n: number) {
+  const db = t.database.db;
+  await sql`
+    with ev as (
+      insert into events (merchant_id, type, location_id, payload)
+      select ${m.id}::uuid, 'inventory.updated', ${m.locations[0]}::uuid, jsonb_build_object('object', jsonb_build_object('n', g))
+        from generate_series(1, ${n}) g
+      returning id)
+    insert into webhook_deliveries (merchant_id, endpoint_id, event_id)
+    select ${m.id}::uuid, e.id, ev.id from ev cross join webhook_endpoints e where e.merchant_id = ${m.id}::uuid and e.status = 'enabled'`.execute(db);
+}
+
+async function statusCounts() {
+  const rows = await t.database.db.selectFrom('webhook_deliveries').select(['status', sql<string>`count(*)`.as('n')]).where('merchant_id', '=', m.id).groupBy('status').execute();
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+describe.runIf(onPostgres())('worker processes', () => {
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    await t?.close();
+  });
+
+  it('two worker processes draining 1,000 events deliver each exactly once', async () => {
+    m = await t.merchant({ locations: 1 });
+    const receiver = await startReceiver();
+    try {
+      await endpointFor(receiver);
+      await emitMany(1000);
+      const a = startWorkerProcess();
+      const b = startWorkerProcess();
+      await receiver.waitFor(1000, 60_000);
+      await new Promise((r) => setTimeout(r, 500)); // anything extra would arrive now
+      const ids = receiver.received.map((r) => r.body.id);
+      expect(ids).toHaveLength(1000);
+      expect(new Set(ids).size).toBe(1000);
+      expect(receiver.maxConcurrentPerEvent()).toBe(1);
+      for (;;) {
+        const counts = await statusCounts();
+        if (counts.delivered === 1000) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      a.kill('SIGTERM');
+      b.kill('SIGTERM');
+    } finally {
+      await receiver.close();
+    }
+  }, 90_000);
+
+  it('a worker killed (SIGKILL) in the middle of a batch loses nothing: after restart every event is delivered, none twice at once', async () => {
+    m = await t.merchant({ locations: 1 });
+    const receiver = await startReceiver();
+    receiver.fallback = { status: 200, delayMs: 100 };
+    try {
+      await endpointFor(receiver);
+      await emitMany(100);
+      const first = startWorkerProcess();
+      await receiver.waitFor(30, 30_000);
+      first.kill('SIGKILL');
+      await new Promise((r) => first.once('exit', r));
+      const before = await statusCounts();
+      expect(before.delivered ?? 0).toBeLessThan(100);
+      startWorkerProcess();
+      for (let i = 0; ; i++) {
+        const counts = await statusCounts();
+        if (counts.delivered === 100) break;
+        if (i > 600) throw new Error(`not all delivered: ${JSON.stringify(counts)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const unique = new Set(receiver.received.map((r) => r.body.id));
+      expect(unique.size).toBe(100);
+      expect(receiver.maxConcurrentPerEvent()).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+  }, 90_000);
+});
