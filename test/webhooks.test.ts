@@ -191,3 +191,18 @@ describe('SSRF protection', () => {
     expect(testConfig().webhookAllowPrivateUrls).toBe(true);
   });
 });
+
+describe('the copyable verification helper', () => {
+  it('accepts our deliveries and refuses tampering, wrong secrets and stale timestamps', async () => {
+    const { verifyWebhook } = await import('../examples/verify-webhook.ts');
+    const secret = 'whsec_example';
+    const ts = Math.floor(Date.now() / 1000);
+    const body = '{"id":"1"}';
+    const sig = `v1=${createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex')}`;
+    expect(verifyWebhook(body, { timestamp: String(ts), signature: sig }, secret)).toBe(true);
+    expect(verifyWebhook(body, { timestamp: String(ts), signature: `v1=00 ${sig}` }, secret)).toBe(true);
+    expect(verifyWebhook(body + ' ', { timestamp: String(ts), signature: sig }, secret)).toBe(false);
+    expect(verifyWebhook(body, { timestamp: String(ts), signature: sig }, 'whsec_other')).toBe(false);
+    expect(verifyWebhook(body, { timestamp: String(ts), signature: sig }, secret, 300, ts + 301)).toBe(false);
+  });
+});
