@@ -1,6 +1,48 @@
-// Operator routes for orders: not built yet.
+// Operator routes for orders: storefront intake and cancellation (contract §9).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { operatorCtx } from '../http/context.ts';
+import { Uuid } from '../http/schemas.ts';
+import { cancelOrder, createOrder } from '../modules/orders/service.ts';
+import { ADDRESS_FIELDS, CUSTOMER_FIELDS } from '../modules/orders/queries.ts';
 
-const routes: FastifyPluginAsyncTypebox = async () => {};
+const strict = { additionalProperties: false } as const;
+const hidden = { hide: true } as const;
+const Field = Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()]));
+const fields = (names: readonly string[]) => Type.Object(Object.fromEntries(names.map((n) => [n, Field])), strict);
+
+export const OrderIntakeBody = Type.Object(
+  {
+    fulfillment_location_id: Uuid(),
+    customer: Type.Optional(fields(CUSTOMER_FIELDS)),
+    shipping_address: Type.Optional(fields(ADDRESS_FIELDS)),
+    line_items: Type.Array(
+      Type.Object(
+        {
+          variant_id: Uuid(),
+          quantity: Type.Integer({ minimum: 1, maximum: 100_000 }),
+          price: Type.Optional(Type.Number({ minimum: 0, maximum: 99_999_999.99 })),
+        },
+        strict,
+      ),
+      { minItems: 1, maxItems: 250 },
+    ),
+  },
+  strict,
+);
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post('/merchants/:m/orders', { schema: { ...hidden, params: Type.Object({ m: Uuid() }), body: OrderIntakeBody } }, async (req, reply) => {
+    const order = await createOrder(operatorCtx(req, req.params.m), req.body as never);
+    reply.code(201).header('Location', `/api/integrations/v1/orders/${order.id}`);
+    return { data: order, request_id: req.id };
+  });
+
+  app.post(
+    '/merchants/:m/orders/:o/cancel',
+    { schema: { ...hidden, params: Type.Object({ m: Uuid(), o: Uuid() }), body: Type.Object({}, strict) } },
+    async (req) => ({ data: await cancelOrder(operatorCtx(req, req.params.m), req.params.o), request_id: req.id }),
+  );
+};
 
 export default routes;

@@ -1,6 +1,146 @@
-// Routes of /fulfillments: not built yet.
+// GET /fulfillments, GET /fulfillments/:id, POST /fulfillments, POST /fulfillments/:id/tracking.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ctxOf } from '../../http/context.ts';
+import { idempotentWrite } from '../../http/idempotency.ts';
+import { PageQuery, pageRequest } from '../../http/paging.ts';
+import { IdParams, Many, Nullable, One, READ_ERRORS, Timestamp, Uuid, WRITE_ERRORS, problems } from '../../http/schemas.ts';
+import { attachTracking, createFulfillment, getFulfillment, listFulfillments } from './service.ts';
 
-const routes: FastifyPluginAsyncTypebox = async () => {};
+const Text = Nullable(Type.String());
+const Label = Type.String({ minLength: 1, maxLength: 255 });
+const IdempotencyHeader = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: '1..255 printable ASCII; the same key and payload replays the stored answer.' })),
+});
+
+export const FulfillmentSchema = Type.Object({
+  id: Uuid(),
+  merchant_order_id: Uuid(),
+  fulfillment_location_id: Uuid(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('shipped'), Type.Literal('cancelled')]),
+  carrier_name: Text,
+  service_level: Text,
+  tracking: Nullable(Type.Object({ tracking_number: Type.String(), tracking_url: Text, carrier_name: Text, service_level: Text })),
+  items: Type.Array(Type.Object({ merchant_order_item_id: Uuid(), quantity: Type.Integer() })),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+});
+
+const ListQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('shipped'), Type.Literal('cancelled')], { description: 'Only fulfillments in this status.' })),
+    updated_after: Type.Optional(PageQuery.updated_after),
+    limit: Type.Optional(PageQuery.limit),
+    cursor: Type.Optional(PageQuery.cursor),
+  },
+  { additionalProperties: false },
+);
+
+const CreateBody = Type.Object(
+  {
+    merchant_order_id: Uuid('The order (from the orders API).'),
+    items: Type.Array(
+      Type.Object(
+        {
+          merchant_order_item_id: Uuid('A line item id of that order.'),
+          quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 250 },
+    ),
+    carrier_name: Type.Optional(Label),
+    service_level: Type.Optional(Label),
+  },
+  { additionalProperties: false },
+);
+
+const TrackingBody = Type.Object(
+  {
+    tracking_number: Type.String({ minLength: 1, maxLength: 255 }),
+    tracking_url: Type.Optional(Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048, description: 'Public http(s) tracking page.' })),
+    carrier_name: Type.Optional(Label),
+    service_level: Type.Optional(Label),
+  },
+  { additionalProperties: false },
+);
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/fulfillments',
+    {
+      config: { scope: 'fulfillments.read' },
+      schema: {
+        tags: ['Fulfillments'],
+        summary: 'List fulfillments',
+        description: 'Fulfillments with tracking and items, ordered by (updated_at, id). A location-restricted key sees only fulfillments of its locations.',
+        querystring: ListQuery,
+        response: { 200: Many(FulfillmentSchema), ...problems(...READ_ERRORS) },
+      },
+    },
+    async (req) => {
+      const page = pageRequest(app.secret, '/fulfillments', req.query);
+      const { items, meta } = await listFulfillments(ctxOf(req), page, req.query);
+      return { data: items, request_id: req.id, meta };
+    },
+  );
+
+  app.get(
+    '/fulfillments/:id',
+    {
+      config: { scope: 'fulfillments.read' },
+      schema: { tags: ['Fulfillments'], summary: 'Get a fulfillment', params: IdParams, response: { 200: One(FulfillmentSchema), ...problems(...READ_ERRORS) } },
+    },
+    async (req) => ({ data: await getFulfillment(ctxOf(req), req.params.id), request_id: req.id }),
+  );
+
+  app.post(
+    '/fulfillments',
+    {
+      config: { scope: 'fulfillments.create', idempotent: true },
+      schema: {
+        tags: ['Fulfillments'],
+        summary: 'Create a fulfillment',
+        description:
+          'Fulfils items of an open order: quantities leave on_hand and committed at the order\'s location, and the order closes when every item is fulfilled. A quantity above what is still fulfillable is 422 naming the item (several entries for one item count together); an order that is not open is 409 `invalid_state`. Supports `Idempotency-Key`.',
+        headers: IdempotencyHeader,
+        body: CreateBody,
+        response: { 201: One(FulfillmentSchema), ...problems(...WRITE_ERRORS) },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const sent = await idempotentWrite(req, reply, ctx.merchantId, async (trx) => {
+        const data = await createFulfillment({ ...ctx, db: trx }, req.body);
+        return { status: 201, data, location: `/api/integrations/v1/fulfillments/${data.id}` };
+      });
+      return sent as never;
+    },
+  );
+
+  app.post(
+    '/fulfillments/:id/tracking',
+    {
+      config: { scope: 'fulfillments.tracking.write', idempotent: true },
+      schema: {
+        tags: ['Fulfillments'],
+        summary: 'Attach or replace tracking',
+        description: 'Sets the tracking (replacing any earlier one) and marks the fulfillment shipped. A cancelled fulfillment is 409 `invalid_state`. Supports `Idempotency-Key`.',
+        headers: IdempotencyHeader,
+        params: IdParams,
+        body: TrackingBody,
+        response: { 200: One(FulfillmentSchema), ...problems(...WRITE_ERRORS) },
+      },
+    },
+    async (req, reply) => {
+      const ctx = ctxOf(req);
+      const sent = await idempotentWrite(req, reply, ctx.merchantId, async (trx) => ({
+        status: 200,
+        data: await attachTracking({ ...ctx, db: trx }, req.params.id, req.body),
+      }));
+      return sent as never;
+    },
+  );
+};
 
 export default routes;

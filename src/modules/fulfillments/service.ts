@@ -1,0 +1,139 @@
+// Fulfillments: written back by the warehouse against open orders; tracking makes them shipped.
+import { inTransaction } from '../../db/database.ts';
+import { emitEvent } from '../../events/outbox.ts';
+import { canSeeLocation, type Ctx } from '../../http/context.ts';
+import { AppError, invalid, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
+import { finishPage, type PageRequest } from '../../http/paging.ts';
+import { existingVariants, inStableOrder, moveStock } from '../inventory/queries.ts';
+import { emitInventoryUpdated } from '../inventory/service.ts';
+import { addFulfilledQuantity, loadOrders, lockOrder, orderLines, orderStatus, updateOrderState } from '../orders/queries.ts';
+import { fulfillmentStatusOf } from '../orders/service.ts';
+import { insertFulfillment, loadFulfillments, lockFulfillment, selectFulfillmentPage, setTracking, type Fulfillment, type FulfillmentFilters } from './queries.ts';
+
+export interface FulfillmentInput {
+  merchant_order_id: string;
+  items: { merchant_order_item_id: string; quantity: number }[];
+  carrier_name?: string;
+  service_level?: string;
+}
+
+/**
+ * Create a fulfillment: the order row is locked first, so two requests racing for the last
+ * fulfillable unit are serialized and the second sees what the first took.
+ */
+export async function createFulfillment(ctx: Ctx, input: FulfillmentInput): Promise<Fulfillment> {
+  return inTransaction(ctx.db, async (trx) => {
+    // The status as the request found it, before waiting for the lock: a request that arrived
+    // while the order was open and lost the race for its last units is told about the quantity
+    // (422), not about the state the winner left behind.
+    const arrivedOpen = (await orderStatus(trx, ctx.merchantId, input.merchant_order_id)) === 'open';
+    const order = await lockOrder(trx, ctx.merchantId, input.merchant_order_id);
+    if (!order || !canSeeLocation(ctx, order.fulfillment_location_id)) {
+      throw invalid('/merchant_order_id', 'is not an order of this merchant', 'unknown_id');
+    }
+    const lostRace = arrivedOpen && order.status === 'closed';
+    if (order.status !== 'open' && !lostRace) throw new AppError('invalid_state', `The order is ${order.status}; only an open order can be fulfilled.`);
+
+    const lines = await orderLines(trx, ctx.merchantId, order.id);
+    const lineById = new Map(lines.map((l) => [l.id, l]));
+
+    // Several entries for one line item count together.
+    const wanted = new Map<string, number>();
+    const errors: FieldError[] = [];
+    input.items.forEach((it, i) => {
+      if (!lineById.has(it.merchant_order_item_id)) {
+        errors.push({ path: `/items/${i}/merchant_order_item_id`, message: 'is not a line item of this order', code: 'unknown_id' });
+      } else {
+        wanted.set(it.merchant_order_item_id, (wanted.get(it.merchant_order_item_id) ?? 0) + it.quantity);
+      }
+    });
+    input.items.forEach((it, i) => {
+      const line = lineById.get(it.merchant_order_item_id);
+      if (!line) return;
+      const left = line.quantity - line.fulfilled_quantity;
+      if (wanted.get(line.id)! > left) {
+        errors.push({ path: `/items/${i}/quantity`, message: `exceeds the fulfillable quantity (${left})`, code: 'exceeds_fulfillable' });
+      }
+    });
+    if (errors.length) throw invalidFields(errors.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })));
+    if (lostRace) throw new AppError('invalid_state', 'The order is closed; only an open order can be fulfilled.');
+
+    const merged = [...wanted.entries()];
+    const fulfillmentId = await insertFulfillment(trx, {
+      merchantId: ctx.merchantId,
+      orderId: order.id,
+      locationId: order.fulfillment_location_id,
+      carrierName: input.carrier_name ?? null,
+      serviceLevel: input.service_level ?? null,
+      items: merged,
+    });
+    for (const [lineId, quantity] of merged) {
+      await addFulfilledQuantity(trx, ctx.merchantId, lineId, quantity);
+      lineById.get(lineId)!.fulfilled_quantity += quantity;
+    }
+
+    // Stock leaves the building: out of on_hand and out of committed, per variant.
+    const live = await existingVariants(trx, ctx.merchantId, merged.flatMap(([lineId]) => lineById.get(lineId)!.variant_id ?? []));
+    const perVariant = new Map<string, number>();
+    for (const [lineId, quantity] of merged) {
+      const v = lineById.get(lineId)!.variant_id;
+      if (v && live.has(v)) perVariant.set(v, (perVariant.get(v) ?? 0) + quantity);
+    }
+    const rowIds: string[] = [];
+    const moves = [...perVariant.entries()].map(([variantId, q]) => ({ variantId, locationId: order.fulfillment_location_id, q }));
+    for (const m of inStableOrder(moves)) {
+      const level = await moveStock(trx, ctx.merchantId, {
+        variantId: m.variantId,
+        locationId: m.locationId,
+        onHandDelta: -m.q,
+        committedDelta: -m.q,
+        cause: 'fulfillment',
+        referenceId: fulfillmentId,
+        apiKeyId: ctx.apiKeyId,
+      });
+      rowIds.push(level.id);
+    }
+
+    const status = fulfillmentStatusOf(lines);
+    await updateOrderState(trx, ctx.merchantId, order.id, { fulfillment_status: status, ...(status === 'fulfilled' ? { status: 'closed' as const } : {}) });
+
+    const [created] = await loadFulfillments(trx, ctx.merchantId, [fulfillmentId]);
+    const [updatedOrder] = await loadOrders(trx, ctx.merchantId, [order.id]);
+    await emitEvent(trx, { merchantId: ctx.merchantId, type: 'fulfillment.created', locationId: created.fulfillment_location_id, object: created });
+    await emitEvent(trx, { merchantId: ctx.merchantId, type: 'order.updated', locationId: updatedOrder.fulfillment_location_id, object: updatedOrder });
+    await emitInventoryUpdated(trx, ctx.merchantId, rowIds);
+    return created;
+  });
+}
+
+export interface TrackingInput {
+  tracking_number: string;
+  tracking_url?: string;
+  carrier_name?: string;
+  service_level?: string;
+}
+
+/** Attach or replace tracking; the fulfillment becomes shipped. */
+export async function attachTracking(ctx: Ctx, fulfillmentId: string, input: TrackingInput): Promise<Fulfillment> {
+  return inTransaction(ctx.db, async (trx) => {
+    const row = await lockFulfillment(trx, ctx.merchantId, fulfillmentId);
+    if (!row || !canSeeLocation(ctx, row.fulfillment_location_id)) throw notFound('fulfillment');
+    if (row.status === 'cancelled') throw new AppError('invalid_state', 'The fulfillment is cancelled; tracking cannot be attached.');
+    await setTracking(trx, ctx.merchantId, row.id, input);
+    const [updated] = await loadFulfillments(trx, ctx.merchantId, [row.id]);
+    await emitEvent(trx, { merchantId: ctx.merchantId, type: 'fulfillment.updated', locationId: updated.fulfillment_location_id, object: updated });
+    return updated;
+  });
+}
+
+export async function listFulfillments(ctx: Ctx, page: PageRequest, filters: FulfillmentFilters) {
+  const rows = await selectFulfillmentPage(ctx.db, ctx.merchantId, ctx.locationIds, page, filters);
+  const { items, meta } = finishPage(page, rows);
+  return { items: await loadFulfillments(ctx.db, ctx.merchantId, items.map((r) => r.id)), meta };
+}
+
+export async function getFulfillment(ctx: Ctx, id: string): Promise<Fulfillment> {
+  const [f] = await loadFulfillments(ctx.db, ctx.merchantId, [id]);
+  if (!f || !canSeeLocation(ctx, f.fulfillment_location_id)) throw notFound('fulfillment');
+  return f;
+}

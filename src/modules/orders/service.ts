@@ -1,0 +1,204 @@
+// Orders: storefront intake (numbering, snapshots, committing stock), cancellation, and reads.
+import { inTransaction } from '../../db/database.ts';
+import { emitEvent } from '../../events/outbox.ts';
+import { canSeeLocation, type Ctx } from '../../http/context.ts';
+import { AppError, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
+import { finishPage, type PageRequest } from '../../http/paging.ts';
+import { existingVariants, knownLocations, inStableOrder, moveStock } from '../inventory/queries.ts';
+import { emitInventoryUpdated } from '../inventory/service.ts';
+import { cancelFulfillments, loadFulfillments, pendingFulfillments } from '../fulfillments/queries.ts';
+import {
+  addFulfilledQuantity,
+  ADDRESS_FIELDS,
+  CUSTOMER_FIELDS,
+  group,
+  insertOrder,
+  intakeVariants,
+  loadOrders,
+  lockOrder,
+  orderLines,
+  selectOrderPage,
+  takeOrderNumber,
+  updateOrderState,
+  type Order,
+  type OrderFilters,
+} from './queries.ts';
+
+type Fields<K extends readonly string[]> = Partial<Record<K[number], string | null>>;
+
+export interface OrderInput {
+  fulfillment_location_id: string;
+  customer?: Fields<typeof CUSTOMER_FIELDS>;
+  shipping_address?: Fields<typeof ADDRESS_FIELDS>;
+  line_items: { variant_id: string; quantity: number; price?: number }[];
+}
+
+// numeric(12,2): the largest order total we can keep exactly.
+const MAX_TOTAL_CENTS = 999_999_999_999;
+const toCents = (v: string | number) => Math.round(Number(v) * 100);
+const centsToString = (c: number) => `${Math.trunc(c / 100)}.${String(c % 100).padStart(2, '0')}`;
+const hasTwoDecimals = (p: number) => Math.abs(p * 100 - Math.round(p * 100)) < 1e-6;
+
+export function fulfillmentStatusOf(lines: { quantity: number; fulfilled_quantity: number }[]) {
+  const done = lines.reduce((s, l) => s + l.fulfilled_quantity, 0);
+  const total = lines.reduce((s, l) => s + l.quantity, 0);
+  return done === 0 ? ('unfulfilled' as const) : done >= total ? ('fulfilled' as const) : ('partially_fulfilled' as const);
+}
+
+function variantTitle(v: { option1: string | null; option2: string | null; option3: string | null }): string | null {
+  const title = [v.option1, v.option2, v.option3].filter((o): o is string => o !== null && o !== '').join(' / ');
+  return title === '' || title === 'Default' ? null : title;
+}
+
+/**
+ * Storefront intake (operator API): validates the location and variants, snapshots each line,
+ * numbers the order per merchant and commits its quantities at the order's location.
+ */
+export async function createOrder(ctx: Ctx, input: OrderInput): Promise<Order> {
+  return inTransaction(ctx.db, async (trx) => {
+    const errors: FieldError[] = [];
+    const locations = await knownLocations(trx, ctx.merchantId, [input.fulfillment_location_id]);
+    if (!locations.has(input.fulfillment_location_id)) {
+      errors.push({ path: '/fulfillment_location_id', message: 'is not a location of this merchant', code: 'unknown_id' });
+    }
+    const variantIds = [...new Set(input.line_items.map((l) => l.variant_id))];
+    const variants = new Map((await intakeVariants(trx, ctx.merchantId, variantIds)).map((v) => [v.id, v]));
+    input.line_items.forEach((l, i) => {
+      if (!variants.has(l.variant_id)) errors.push({ path: `/line_items/${i}/variant_id`, message: 'is not a variant of this merchant', code: 'unknown_id' });
+      if (l.price !== undefined && !hasTwoDecimals(l.price)) errors.push({ path: `/line_items/${i}/price`, message: 'must have at most 2 decimals', code: 'invalid_format' });
+    });
+    if (errors.length) throw invalidFields(errors);
+
+    const lines = input.line_items.map((l, i) => {
+      const v = variants.get(l.variant_id)!;
+      const cents = l.price !== undefined ? toCents(l.price) : toCents(v.price);
+      return { index: i, variant: v, quantity: l.quantity, cents };
+    });
+    const totalCents = lines.reduce((s, l) => s + l.cents * l.quantity, 0);
+    if (totalCents > MAX_TOTAL_CENTS) throw invalidFields([{ path: '/line_items', message: 'the order total is too large', code: 'out_of_range' }]);
+
+    // Numbering takes the merchant row's lock: concurrent intakes of one merchant get 1001, 1002, …
+    const merchant = await takeOrderNumber(trx, ctx.merchantId);
+    const orderId = await insertOrder(
+      trx,
+      {
+        merchant_id: ctx.merchantId,
+        order_number: merchant.order_number,
+        fulfillment_location_id: input.fulfillment_location_id,
+        currency: merchant.currency,
+        total_price: centsToString(totalCents),
+        customer: input.customer ? JSON.stringify(input.customer) : null,
+        shipping_address: input.shipping_address ? JSON.stringify(input.shipping_address) : null,
+      },
+      lines.map((l) => ({
+        position: l.index,
+        product_id: l.variant.product_id,
+        variant_id: l.variant.id,
+        sku: l.variant.sku,
+        title: l.variant.title,
+        variant_title: variantTitle(l.variant),
+        quantity: l.quantity,
+        price: centsToString(l.cents),
+      })),
+    );
+
+    // Commit per variant; a deny-policy variant may not end with negative available stock.
+    const perVariant = [...group(lines, (l) => l.variant.id).values()].map((ls) => ({
+      variantId: ls[0].variant.id,
+      locationId: input.fulfillment_location_id,
+      policy: ls[0].variant.inventory_policy,
+      quantity: ls.reduce((s, l) => s + l.quantity, 0),
+      indexes: ls.map((l) => l.index),
+    }));
+    const short: FieldError[] = [];
+    const rowIds: string[] = [];
+    for (const c of inStableOrder(perVariant)) {
+      const level = await moveStock(trx, ctx.merchantId, {
+        variantId: c.variantId,
+        locationId: c.locationId,
+        onHandDelta: 0,
+        committedDelta: c.quantity,
+        cause: 'order',
+        referenceId: orderId,
+        apiKeyId: ctx.apiKeyId,
+      });
+      rowIds.push(level.id);
+      const available = level.on_hand - level.committed;
+      if (c.policy === 'deny' && available < 0) {
+        for (const i of c.indexes) {
+          short.push({ path: `/line_items/${i}/quantity`, message: `only ${available + c.quantity} available at this location`, code: 'insufficient_inventory' });
+        }
+      }
+    }
+    if (short.length) {
+      short.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true }));
+      throw new AppError('insufficient_inventory', short.map((e) => `${e.path}: ${e.message}`).join('; '), short);
+    }
+
+    const [created] = await loadOrders(trx, ctx.merchantId, [orderId]);
+    await emitEvent(trx, { merchantId: ctx.merchantId, type: 'order.created', locationId: created.fulfillment_location_id, object: created });
+    await emitInventoryUpdated(trx, ctx.merchantId, rowIds);
+    return created;
+  });
+}
+
+/**
+ * Cancel an open order: release what is still committed, cancel its pending fulfillments and
+ * return their quantities to on_hand. Shipped fulfillments stay as they are.
+ */
+export async function cancelOrder(ctx: Ctx, orderId: string): Promise<Order> {
+  return inTransaction(ctx.db, async (trx) => {
+    const order = await lockOrder(trx, ctx.merchantId, orderId);
+    if (!order || !canSeeLocation(ctx, order.fulfillment_location_id)) throw notFound('order');
+    if (order.status !== 'open') throw new AppError('invalid_state', `The order is ${order.status}; only an open order can be cancelled.`);
+
+    const lines = await orderLines(trx, ctx.merchantId, orderId);
+    const pending = await pendingFulfillments(trx, ctx.merchantId, orderId);
+    const returned = pending.quantityByLine;
+    await cancelFulfillments(trx, ctx.merchantId, pending.ids);
+
+    const moves = new Map<string, { variantId: string; locationId: string; onHandDelta: number; committedDelta: number }>();
+    const live = await existingVariants(trx, ctx.merchantId, lines.flatMap((l) => (l.variant_id ? [l.variant_id] : [])));
+    for (const l of lines) {
+      const back = returned.get(l.id) ?? 0;
+      if (back > 0) {
+        await addFulfilledQuantity(trx, ctx.merchantId, l.id, -back);
+        l.fulfilled_quantity -= back;
+      }
+      const release = l.quantity - (l.fulfilled_quantity + back);
+      if (!l.variant_id || !live.has(l.variant_id) || (release === 0 && back === 0)) continue;
+      const m = moves.get(l.variant_id) ?? { variantId: l.variant_id, locationId: order.fulfillment_location_id, onHandDelta: 0, committedDelta: 0 };
+      m.onHandDelta += back;
+      m.committedDelta -= release;
+      moves.set(l.variant_id, m);
+    }
+    const rowIds: string[] = [];
+    for (const m of inStableOrder([...moves.values()])) {
+      const level = await moveStock(trx, ctx.merchantId, { ...m, cause: 'cancellation', referenceId: orderId, apiKeyId: ctx.apiKeyId });
+      rowIds.push(level.id);
+    }
+
+    await updateOrderState(trx, ctx.merchantId, orderId, { status: 'cancelled', fulfillment_status: fulfillmentStatusOf(lines) });
+
+    const [cancelled] = await loadOrders(trx, ctx.merchantId, [orderId]);
+    await emitEvent(trx, { merchantId: ctx.merchantId, type: 'order.cancelled', locationId: cancelled.fulfillment_location_id, object: cancelled });
+    for (const f of await loadFulfillments(trx, ctx.merchantId, pending.ids)) {
+      await emitEvent(trx, { merchantId: ctx.merchantId, type: 'fulfillment.updated', locationId: f.fulfillment_location_id, object: f });
+    }
+    await emitInventoryUpdated(trx, ctx.merchantId, rowIds);
+    return cancelled;
+  });
+}
+
+export async function listOrders(ctx: Ctx, page: PageRequest, filters: OrderFilters) {
+  const rows = await selectOrderPage(ctx.db, ctx.merchantId, ctx.locationIds, page, filters);
+  const { items, meta } = finishPage(page, rows);
+  return { items: await loadOrders(ctx.db, ctx.merchantId, items.map((r) => r.id)), meta };
+}
+
+/** One order; another merchant's, or one at a location hidden from the key, is not found. */
+export async function getOrder(ctx: Ctx, id: string): Promise<Order> {
+  const [order] = await loadOrders(ctx.db, ctx.merchantId, [id]);
+  if (!order || !canSeeLocation(ctx, order.fulfillment_location_id)) throw notFound('order');
+  return order;
+}

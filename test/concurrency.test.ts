@@ -1,0 +1,222 @@
+// Real concurrency against PostgreSQL (a pool of 20 connections behind parallel app.inject calls):
+// atomic stock updates, Idempotency-Key under parallel duplicates, races for the last unit.
+import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, OPERATOR_TOKEN, onPostgres, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { addStock, fulfil, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from './fixtures.ts';
+
+describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
+  let t: TestApp;
+  let m: TestMerchant;
+  let key: string;
+  let p: MadeProduct;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    m = await t.merchant({ locations: 1 });
+    key = await m.key(WAREHOUSE);
+    p = await makeProduct(t, m, 'Race', [
+      { sku: 'CON-A', price: 2 },
+      { sku: 'CON-B', price: 3 },
+    ]);
+  });
+  afterAll(() => t?.close());
+
+  const onHand = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200).data[0];
+
+  it('50 parallel +1 adjustments on one row sum to exactly 50', async () => {
+    const res = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }] }),
+      ),
+    );
+    expect(res.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
+    expect(await onHand(p.variants[0].id)).toMatchObject({ on_hand: 50, committed: 0 });
+    const ledger = await t.database.db.selectFrom('inventory_ledger').select(({ fn }) => fn.sum<string>('on_hand_delta').as('s')).where('variant_id', '=', p.variants[0].id).executeTakeFirstOrThrow();
+    expect(Number(ledger.s)).toBe(50);
+  });
+
+  it('parallel batches touching the same rows in opposite orders neither deadlock nor lose updates', async () => {
+    const [a, b] = p.variants.map((v) => v.id);
+    await addStock(t, key, b, m.locations[0], 100);
+    const before = [(await onHand(a)).on_hand, (await onHand(b)).on_hand];
+    const rows = (first: string, second: string) => ({
+      adjustments: [
+        { variant_id: first, fulfillment_location_id: m.locations[0], adjustment: 1 },
+        { variant_id: second, fulfillment_location_id: m.locations[0], adjustment: 1 },
+      ],
+    });
+    const res = await Promise.all(Array.from({ length: 20 }, (_, i) => t.api(key, 'POST', '/inventory/adjustments', i % 2 ? rows(a, b) : rows(b, a))));
+    expect(res.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+    expect([(await onHand(a)).on_hand, (await onHand(b)).on_hand]).toEqual([before[0] + 20, before[1] + 20]);
+  });
+
+  it('20 parallel identical fulfillment creates with one Idempotency-Key apply once', async () => {
+    const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 10 }]);
+    const res = await Promise.all(Array.from({ length: 20 }, () => fulfil(t, key, order, [1], { 'idempotency-key': 'race-1' })));
+    const fresh = res.filter((r) => r.statusCode === 201 && !r.headers['idempotent-replayed']);
+    const replays = res.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === 'true');
+    const inFlight = res.filter((r) => r.statusCode === 409);
+    expect(fresh).toHaveLength(1);
+    expect(replays.length + inFlight.length).toBe(19);
+    for (const r of replays) expect(json(r)).toEqual(json(fresh[0]));
+    for (const r of inFlight) {
+      expect(json(r).code).toBe('idempotency_in_progress');
+      expect(r.headers['retry-after']).toBe('1');
+    }
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    expect(o.fulfillment_summary).toEqual({ fulfilled_quantity: 1, total_quantity: 10, fulfillment_ids: [json(fresh[0]).data.id] });
+  });
+
+  it('two fulfillments racing for the last fulfillable unit of an item: one 201, one 422', async () => {
+    const order = await placeOrder(m, m.locations[0], [
+      { variant_id: p.variants[0].id, quantity: 2 },
+      { variant_id: p.variants[1].id, quantity: 1 },
+    ]);
+    json(await fulfil(t, key, order, [1, 0]), 201);
+    const before = await onHand(p.variants[0].id);
+    const res = await Promise.all([fulfil(t, key, order, [1, 0]), fulfil(t, key, order, [1, 0])]);
+    expect(res.map((r) => r.statusCode).sort()).toEqual([201, 422]);
+    const loser = json(res.find((r) => r.statusCode === 422)!);
+    expect(loser.errors).toEqual([{ path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (0)', code: 'exceeds_fulfillable' }]);
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    expect([o.status, o.fulfillment_status, o.fulfillment_summary.fulfilled_quantity]).toEqual(['open', 'partially_fulfilled', 2]);
+    expect(await onHand(p.variants[0].id)).toMatchObject({ on_hand: before.on_hand - 1, committed: before.committed - 1 });
+  });
+
+  it('two fulfillments racing for the last unit of the whole order: one 201, one 422; a later request gets 409', async () => {
+    const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 1 }]);
+    // Hold the order row so both requests are surely in flight (arrived while open) before either applies.
+    const client = new pg.Client({ connectionString: t.database.url! });
+    await client.connect();
+    try {
+      await client.query('begin');
+      await client.query('select id from orders where id = $1 for update', [order.id]);
+      const racing = Promise.all([fulfil(t, key, order, [1]), fulfil(t, key, order, [1])]);
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await client.query("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()");
+        if (rows[0].n >= 2) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await client.query('commit');
+      const res = await racing;
+      expect(res.map((r) => r.statusCode).sort()).toEqual([201, 422]);
+      expect(json(res.find((r) => r.statusCode === 422)!).errors).toEqual([
+        { path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (0)', code: 'exceeds_fulfillable' },
+      ]);
+    } finally {
+      await client.end();
+    }
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    expect([o.status, o.fulfillment_summary.fulfillment_ids.length]).toEqual(['closed', 1]);
+    expect(json(await fulfil(t, key, order, [1]), 409).code).toBe('invalid_state');
+  });
+
+  it('parallel intakes get distinct consecutive numbers and never oversell a deny-policy variant', async () => {
+    const q = await makeProduct(t, m, 'Scarce', [{ sku: 'CON-SCARCE', price: 5 }]);
+    await addStock(t, key, q.variants[0].id, m.locations[0], 5);
+    const res = await Promise.all(
+      Array.from({ length: 12 }, () => m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: q.variants[0].id, quantity: 1 }] })),
+    );
+    const ok = res.filter((r) => r.statusCode === 201).map((r) => json(r).data.order_number as number);
+    expect(ok).toHaveLength(5);
+    expect(res.filter((r) => r.statusCode === 422).map((r) => json(r).code)).toEqual(Array(7).fill('insufficient_inventory'));
+    expect(new Set(ok).size).toBe(5);
+    expect(await onHand(q.variants[0].id)).toMatchObject({ on_hand: 5, committed: 5, available: 0 });
+  });
+
+  it('a request whose key is held by an in-flight one answers 409 at once, without waiting for it', async () => {
+    const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 1 }]);
+    const client = new pg.Client({ connectionString: t.database.url! });
+    await client.connect();
+    try {
+      // Simulate the first request's open transaction holding the key's lock.
+      await client.query('begin');
+      await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`${m.id}|POST|/api/integrations/v1/fulfillments|slow-1`]);
+      const started = Date.now();
+      const res = await fulfil(t, key, order, [1], { 'idempotency-key': 'slow-1' });
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(res.statusCode).toBe(409);
+      expect(json(res).code).toBe('idempotency_in_progress');
+      expect(res.headers['retry-after']).toBe('1');
+      await client.query('rollback');
+      const after = await fulfil(t, key, order, [1], { 'idempotency-key': 'slow-1' });
+      expect(after.statusCode).toBe(201);
+      expect(after.headers['idempotent-replayed']).toBeUndefined();
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+/** An API process of our own (src/main.ts) on the test database; resolves with its base URL. */
+function startApiProcess(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, ROLE: 'api', PORT: '0', HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN, SEED_DEMO: 'false', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '100000' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`API process did not start: ${out}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening at (http:\/\/127\.0\.0\.1:\d+)/i.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        child.stderr!.resume();
+        resolve({ url: m[1], child });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => reject(new Error(`API process exited (${code}): ${out}`)));
+  });
+}
+
+describe.runIf(onPostgres())('several API processes on one PostgreSQL', () => {
+  let t: TestApp;
+  const children: ChildProcess[] = [];
+  let urls: string[] = [];
+  beforeAll(async () => {
+    t = await startTestApp();
+    const procs = await Promise.all([startApiProcess(t.database.url!), startApiProcess(t.database.url!)]);
+    urls = procs.map((p) => p.url);
+    children.push(...procs.map((p) => p.child));
+  });
+  afterAll(async () => {
+    for (const c of children) {
+      const gone = new Promise((r) => c.once('exit', r));
+      c.kill('SIGTERM');
+      await gone;
+    }
+    await t?.close();
+  });
+
+  it('one Idempotency-Key sent to both processes at once applies once; adjustments from both sum exactly', async () => {
+    const m = await t.merchant({ locations: 1 });
+    const key = await m.key(WAREHOUSE);
+    const p = await makeProduct(t, m, 'Multi', [{ sku: 'MULTI-1', price: 1 }]);
+    await addStock(t, key, p.variants[0].id, m.locations[0], 10);
+    const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 5 }]);
+    const post = (base: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${base}/api/integrations/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const body = { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] };
+    const res = await Promise.all(Array.from({ length: 16 }, (_, i) => post(urls[i % 2], '/fulfillments', body, { 'idempotency-key': 'multi-1' })));
+    const statuses = res.map((r) => (r.status === 201 && r.headers.get('idempotent-replayed') === 'true' ? 'replay' : String(r.status)));
+    expect(statuses.filter((s) => s === '201')).toHaveLength(1);
+    expect(statuses.every((s) => ['201', 'replay', '409'].includes(s))).toBe(true);
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    expect(o.fulfillment_summary.fulfillment_ids).toHaveLength(1);
+    expect(o.line_items[0].fulfilled_quantity).toBe(1);
+
+    const adj = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post(urls[i % 2], '/inventory/adjustments', { adjustments: [{ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }] })),
+    );
+    expect(adj.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const row = json(await t.api(key, 'GET', `/inventory?variant_id=${p.variants[0].id}`), 200).data[0];
+    expect(row).toMatchObject({ on_hand: 10 - 1 + 20, committed: 4 });
+  });
+});
