@@ -58,7 +58,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       const answer = r.script.shift() ?? r.fallback;
       if (answer.delayMs) await new Promise((res) => setTimeout(res, answer.delayMs));
       inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
-      res.writeHead(answer.status, { 'content-type': 'text/plain', ...('headers' in answer ? answer.headers : {}) });
+      res.writeHead(answer.status, { 'content-type': 'text/plain', ...(('headers' in answer && answer.headers) || {}) });
       res.end('body' in answer && answer.body !== undefined ? answer.body : `answer ${answer.status}`);
     });
   });

@@ -265,6 +265,16 @@ export interface IdempotencyKeysTable {
   created_at: Stamp;
 }
 
+export interface PortalSessionsTable {
+  id: string;
+  merchant_id: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: Stamp;
+  last_seen_at: Stamp;
+  expires_at: Stamp;
+}
+
 export interface SchemaMigrationsTable { name: string; applied_at: Stamp }
 
 export interface DB {
@@ -298,4 +308,5 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
+  portal_sessions: PortalSessionsTable;
 }

@@ -1,6 +1,135 @@
-// The merchant portal: not built yet.
+// The merchant portal: a JSON API under /portal/api (session auth + CSRF) over the same services
+// the operator API uses, and the React front end (web/dist) served at /portal.
+import fs from 'node:fs';
+import path from 'node:path';
+import cookie from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Ctx } from '../http/context.ts';
+import { AppError } from '../http/errors.ts';
+import { pageRequest } from '../http/paging.ts';
+import { Nullable, Uuid } from '../http/schemas.ts';
+import { SCOPES, WAREHOUSE_PRESET } from '../http/scopes.ts';
+import { EVENT_TYPES, WAREHOUSE_EVENTS } from '../events/outbox.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../modules/api-keys/service.ts';
+import { listNamed } from '../modules/reference/service.ts';
+import {
+  createEndpoint, listAttempts, listEndpoints, recentDeliveries, resendDelivery, revealSigningSecret, rotateSigningSecret, sendTestEvent, updateEndpoint,
+} from '../modules/webhook-endpoints/service.ts';
+import { ApiKeyBody, EndpointBody } from '../platform/merchants.ts';
+import { COOKIE, checkCsrf, clearSessionCookie, findSession, setSessionCookie, signIn, signOut, type Session } from './sessions.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    session: Session | null;
+  }
+}
+
+const hidden = { hide: true } as const;
+const strict = { additionalProperties: false } as const;
+const Id = Type.Object({ id: Uuid() });
+const IdD = Type.Object({ id: Uuid(), d: Uuid() });
+const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
+
+const api: FastifyPluginAsyncTypebox = async (app) => {
+  app.decorateRequest('session', null);
+  app.addHook('onRequest', async (req) => {
+    req.session = await findSession(app.db, req.cookies[COOKIE]);
+    const open = req.url.startsWith('/portal/api/login') || req.url.startsWith('/portal/api/meta');
+    if (!open && !req.session) throw new AppError('unauthorized', 'Sign in first.');
+    if (req.session && req.method !== 'GET' && req.method !== 'HEAD' && !req.url.startsWith('/portal/api/login')) checkCsrf(req, req.session);
+  });
+  const ctx = (req: FastifyRequest): Ctx => ({ db: app.db, merchantId: req.session!.merchantId, apiKeyId: null, locationIds: null });
+  const allowPrivate = app.config.webhookAllowPrivateUrls;
+  const sessionBody = (s: Session) => ({ user: { id: s.userId, email: s.email }, merchant: { id: s.merchantId, name: s.merchantName }, csrf_token: s.csrfToken });
+
+  app.get('/meta', { schema: hidden }, async (req) => ({
+    data: { scopes: SCOPES, warehouse_scopes: WAREHOUSE_PRESET, event_types: EVENT_TYPES, warehouse_events: WAREHOUSE_EVENTS },
+    request_id: req.id,
+  }));
+
+  app.post(
+    '/login',
+    { schema: { ...hidden, body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 200 }) }, strict) } },
+    async (req, reply) => {
+      const { token, session } = await signIn(app.db, req.body.email, req.body.password, req.ip);
+      setSessionCookie(reply, req, token, app.config.publicBaseUrl);
+      return { data: sessionBody(session), request_id: req.id };
+    },
+  );
+  app.post('/logout', { schema: hidden }, async (req, reply) => {
+    await signOut(app.db, req.session!);
+    clearSessionCookie(reply, req, app.config.publicBaseUrl);
+    return { data: { signed_out: true }, request_id: req.id };
+  });
+  app.get('/session', { schema: hidden }, async (req) => ({ data: sessionBody(req.session!), request_id: req.id }));
+
+  app.get('/locations', { schema: hidden }, async (req) => {
+    const { items } = await listNamed(ctx(req), 'locations', pageRequest(app.secret, '/portal/locations', { limit: 250 }), {});
+    return { data: items, request_id: req.id };
+  });
+
+  app.get('/api-keys', { schema: hidden }, async (req) => ({ data: await listApiKeys(ctx(req)), request_id: req.id }));
+  app.post('/api-keys', { schema: { ...hidden, body: ApiKeyBody } }, async (req, reply) => {
+    reply.code(201);
+    return { data: await createApiKey(ctx(req), req.body), request_id: req.id };
+  });
+  app.post('/api-keys/:id/revoke', { schema: { ...hidden, params: Id } }, async (req) => ({ data: await revokeApiKey(ctx(req), req.params.id), request_id: req.id }));
+
+  app.get('/webhook-endpoints', { schema: hidden }, async (req) => ({ data: await listEndpoints(ctx(req)), request_id: req.id }));
+  app.post('/webhook-endpoints', { schema: { ...hidden, body: EndpointBody } }, async (req, reply) => {
+    reply.code(201);
+    return { data: await createEndpoint(ctx(req), req.body, allowPrivate), request_id: req.id };
+  });
+  app.patch(
+    '/webhook-endpoints/:id',
+    {
+      schema: {
+        ...hidden,
+        params: Id,
+        body: Type.Object(
+          {
+            url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+            events: Type.Optional(EndpointBody.properties.events),
+            location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
+            description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+            status: Type.Optional(Type.Union([Type.Literal('enabled'), Type.Literal('disabled')])),
+          },
+          strict,
+        ),
+      },
+    },
+    async (req) => ({ data: await updateEndpoint(ctx(req), req.params.id, req.body, allowPrivate), request_id: req.id }),
+  );
+  app.get('/webhook-endpoints/:id/secret', { schema: { ...hidden, params: Id } }, async (req) => ({ data: await revealSigningSecret(ctx(req), req.params.id), request_id: req.id }));
+  app.post('/webhook-endpoints/:id/rotate-secret', { schema: { ...hidden, params: Id } }, async (req) => ({ data: await rotateSigningSecret(ctx(req), req.params.id), request_id: req.id }));
+  app.get('/webhook-endpoints/:id/deliveries', { schema: { ...hidden, params: Id } }, async (req) => ({ data: await recentDeliveries(ctx(req), req.params.id), request_id: req.id }));
+  app.get('/webhook-endpoints/:id/deliveries/:d/attempts', { schema: { ...hidden, params: IdD } }, async (req) => ({ data: await listAttempts(ctx(req), req.params.id, req.params.d), request_id: req.id }));
+  app.post('/webhook-endpoints/:id/deliveries/:d/resend', { schema: { ...hidden, params: IdD } }, async (req) => ({ data: await resendDelivery(ctx(req), req.params.id, req.params.d), request_id: req.id }));
+  app.post('/webhook-endpoints/:id/test', { schema: { ...hidden, params: Id } }, async (req) => ({ data: await sendTestEvent(ctx(req), req.params.id), request_id: req.id }));
+};
+
+const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json' };
 
 export const portal: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/portal', { schema: { hide: true } }, async (_req, reply) => reply.type('text/html').send('<!doctype html><title>Portal</title><p>The portal is not built yet.</p>'));
+  await app.register(cookie, { secret: app.secret });
+  await app.register(api, { prefix: '/portal/api' });
+
+  // The built front end; any other /portal path is a client-side route and gets index.html.
+  const serve = async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const rel = decodeURIComponent(req.url.split('?')[0].replace(/^\/portal\/?/, ''));
+    let file = path.join(WEB_DIST, rel);
+    if (!file.startsWith(WEB_DIST) || !rel || !fs.existsSync(file) || fs.statSync(file).isDirectory()) file = path.join(WEB_DIST, 'index.html');
+    if (!fs.existsSync(file)) {
+      return reply.code(503).type('text/html').send('<!doctype html><title>Portal</title><p>The portal has not been built: run <code>npm run build:web</code>.</p>');
+    }
+    const immutable = rel.startsWith('assets/');
+    reply.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    reply.header('X-Frame-Options', 'DENY');
+    reply.header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+    return reply.type(TYPES[path.extname(file)] ?? 'application/octet-stream').send(fs.createReadStream(file));
+  };
+  app.get('/portal', { schema: hidden }, serve);
+  app.get('/portal/*', { schema: hidden }, serve);
 };

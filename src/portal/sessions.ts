@@ -1,0 +1,127 @@
+// Portal sign-in: argon2id passwords, server-side sessions behind an HttpOnly cookie, a CSRF
+// token per session for every state change, and a throttle on failed sign-ins.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/cookie';
+import { sql } from 'kysely';
+import type { Database } from '../db/database.ts';
+import { AppError } from '../http/errors.ts';
+import { verifyPassword } from '../modules/merchants/passwords.ts';
+
+export const COOKIE = 'mia_session';
+const IDLE_HOURS = 12;
+const MAX_FAILURES = 5;
+const FAILURE_WINDOW_MS = 15 * 60_000;
+
+export interface Session {
+  id: string;
+  merchantId: string;
+  merchantName: string;
+  userId: string;
+  email: string;
+  csrfToken: string;
+}
+
+const hash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+// Failed sign-ins per email and client address, in this process's memory (a restart forgets them).
+const failures = new Map<string, { count: number; resetAt: number }>();
+
+function throttleKey(email: string, ip: string) {
+  return `${email.toLowerCase()}|${ip}`;
+}
+
+function checkThrottle(key: string) {
+  const f = failures.get(key);
+  if (f && f.resetAt > Date.now() && f.count >= MAX_FAILURES) {
+    throw new AppError('rate_limited', 'Too many failed sign-ins. Try again later.', undefined, { 'Retry-After': String(Math.ceil((f.resetAt - Date.now()) / 1000)) });
+  }
+}
+
+function recordFailure(key: string) {
+  const f = failures.get(key);
+  if (!f || f.resetAt <= Date.now()) failures.set(key, { count: 1, resetAt: Date.now() + FAILURE_WINDOW_MS });
+  else f.count++;
+}
+
+// Spend the same time on unknown emails as on wrong passwords.
+const DUMMY_HASH = '$argon2id$v=19$m=19456,t=2,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+export async function signIn(db: Database, email: string, password: string, ip: string): Promise<{ token: string; session: Session }> {
+  const key = throttleKey(email, ip);
+  checkThrottle(key);
+  const user = await db
+    .selectFrom('portal_users as u')
+    .innerJoin('merchants as m', 'm.id', 'u.merchant_id')
+    .select(['u.id', 'u.email', 'u.password_hash', 'u.merchant_id', 'm.name as merchant_name'])
+    .where('u.email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
+  const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
+  if (!user || !ok) {
+    recordFailure(key);
+    throw new AppError('unauthorized', 'The email or password is not correct.');
+  }
+  failures.delete(key);
+  const token = randomBytes(32).toString('base64url');
+  const csrfToken = randomBytes(24).toString('base64url');
+  await db
+    .insertInto('portal_sessions')
+    .values({ id: hash(token), merchant_id: user.merchant_id, user_id: user.id, csrf_token: csrfToken, expires_at: sql`clock_timestamp() + ${`${IDLE_HOURS} hours`}::interval` as never })
+    .execute();
+  return { token, session: { id: hash(token), merchantId: user.merchant_id, merchantName: user.merchant_name, userId: user.id, email: user.email, csrfToken } };
+}
+
+export async function findSession(db: Database, token: string | undefined): Promise<Session | null> {
+  if (!token) return null;
+  const row = await db
+    .selectFrom('portal_sessions as s')
+    .innerJoin('portal_users as u', 'u.id', 's.user_id')
+    .innerJoin('merchants as m', 'm.id', 's.merchant_id')
+    .select(['s.id', 's.merchant_id', 'm.name as merchant_name', 's.user_id', 'u.email', 's.csrf_token', 's.last_seen_at'])
+    .where('s.id', '=', hash(token))
+    .where('s.expires_at', '>', sql<Date>`clock_timestamp()`)
+    .executeTakeFirst();
+  if (!row) return null;
+  // Sliding expiry, written at most once a minute.
+  if (Date.now() - row.last_seen_at.getTime() > 60_000) {
+    await db
+      .updateTable('portal_sessions')
+      .set({ last_seen_at: sql`clock_timestamp()`, expires_at: sql`clock_timestamp() + ${`${IDLE_HOURS} hours`}::interval` as never })
+      .where('id', '=', row.id)
+      .execute();
+  }
+  return { id: row.id, merchantId: row.merchant_id, merchantName: row.merchant_name, userId: row.user_id, email: row.email, csrfToken: row.csrf_token };
+}
+
+export async function signOut(db: Database, session: Session) {
+  await db.deleteFrom('portal_sessions').where('id', '=', session.id).execute();
+}
+
+export function isHttps(req: FastifyRequest, publicBaseUrl: string | null) {
+  return req.protocol === 'https' || req.headers['x-forwarded-proto'] === 'https' || (publicBaseUrl?.startsWith('https://') ?? false);
+}
+
+export function setSessionCookie(reply: FastifyReply, req: FastifyRequest, token: string, publicBaseUrl: string | null) {
+  reply.setCookie(COOKIE, token, { httpOnly: true, sameSite: 'lax', path: '/', secure: isHttps(req, publicBaseUrl), maxAge: IDLE_HOURS * 3600 });
+}
+
+export function clearSessionCookie(reply: FastifyReply, req: FastifyRequest, publicBaseUrl: string | null) {
+  reply.clearCookie(COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: isHttps(req, publicBaseUrl) });
+}
+
+/** State changes need the session's CSRF token in X-CSRF-Token, and a same-origin Origin when sent. */
+export function checkCsrf(req: FastifyRequest, session: Session) {
+  const origin = req.headers.origin;
+  if (origin) {
+    let host = '';
+    try {
+      host = new URL(origin).host;
+    } catch {}
+    if (host !== req.headers.host) throw new AppError('forbidden', 'Cross-origin request refused.');
+  }
+  const given = Buffer.from(String(req.headers['x-csrf-token'] ?? ''));
+  const expected = Buffer.from(session.csrfToken);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new AppError('forbidden', 'Missing or wrong CSRF token (send the X-CSRF-Token header from GET /portal/api/session).');
+  }
+}

@@ -1,0 +1,136 @@
+// Portal backend over HTTP: sign-in, CSRF, throttling, sign-out, merchant isolation, and keys and
+// endpoints made through the portal working against the real APIs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  m = await t.merchant({ locations: 2 });
+  json(await m.op('POST', '/users', { email: 'ops@acme.test', password: 'correct horse battery' }), 201);
+});
+afterAll(() => t?.close());
+
+async function signIn(email = 'ops@acme.test', password = 'correct horse battery', ip = '10.0.0.1') {
+  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email, password }, remoteAddress: ip });
+  const cookie = String(res.headers['set-cookie'] ?? '').split(';')[0];
+  return { res, cookie, csrf: res.statusCode === 200 ? json(res).data.csrf_token : '' };
+}
+
+const call = (s: { cookie: string; csrf?: string }, method: string, url: string, payload?: unknown, extra: Record<string, string> = {}) =>
+  t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: s.cookie, ...(s.csrf ? { 'x-csrf-token': s.csrf } : {}), ...extra }, ...(payload !== undefined ? { payload: payload as never } : {}) });
+
+describe('sign-in', () => {
+  it('signs in with an HttpOnly, SameSite cookie and answers the session', async () => {
+    const s = await signIn('OPS@acme.test');
+    expect(s.res.statusCode).toBe(200);
+    expect(String(s.res.headers['set-cookie'])).toMatch(/^mia_session=[\w-]+; Max-Age=43200; Path=\/; HttpOnly; SameSite=Lax$/);
+    const session = json(await call(s, 'GET', '/session'), 200).data;
+    expect(session).toMatchObject({ user: { email: 'ops@acme.test' }, merchant: { id: m.id, name: 'Test merchant' } });
+  });
+
+  it('marks the cookie Secure behind https', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@acme.test', password: 'correct horse battery' }, headers: { 'x-forwarded-proto': 'https' }, remoteAddress: '10.0.0.9' });
+    expect(String(res.headers['set-cookie'])).toContain('; Secure');
+  });
+
+  it('refuses a wrong password or unknown email with the same 401', async () => {
+    const wrong = await signIn('ops@acme.test', 'nope', '10.0.0.2');
+    const unknown = await signIn('nobody@acme.test', 'nope', '10.0.0.2');
+    for (const r of [wrong.res, unknown.res]) {
+      expect(r.statusCode).toBe(401);
+      expect(json(r).detail).toBe('The email or password is not correct.');
+      expect(r.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
+  it('throttles repeated failures per email and address', async () => {
+    for (let i = 0; i < 5; i++) expect((await signIn('ops@acme.test', 'bad', '10.0.0.3')).res.statusCode).toBe(401);
+    const blocked = await signIn('ops@acme.test', 'correct horse battery', '10.0.0.3');
+    expect(blocked.res.statusCode).toBe(429);
+    expect(Number(blocked.res.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await signIn('ops@acme.test', 'correct horse battery', '10.0.0.4')).res.statusCode).toBe(200);
+  });
+
+  it('without a session everything but sign-in is 401', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/portal/api/api-keys' })).statusCode).toBe(401);
+  });
+
+  it('sign-out ends the session', async () => {
+    const s = await signIn();
+    expect(json(await call(s, 'POST', '/logout'), 200).data).toEqual({ signed_out: true });
+    expect((await call(s, 'GET', '/session')).statusCode).toBe(401);
+  });
+});
+
+describe('CSRF', () => {
+  it('refuses a state change without the token, with a wrong one, or from another origin', async () => {
+    const s = await signIn();
+    const body = { label: 'x', scopes: ['orders.read'] };
+    expect(json(await call({ cookie: s.cookie }, 'POST', '/api-keys', body), 403).code).toBe('forbidden');
+    expect(json(await call({ cookie: s.cookie, csrf: 'wrong' }, 'POST', '/api-keys', body), 403).code).toBe('forbidden');
+    expect(json(await call(s, 'POST', '/api-keys', body, { origin: 'https://evil.example' }), 403).code).toBe('forbidden');
+    expect(json(await call(s, 'GET', '/api-keys'), 200).data).toEqual([]);
+  });
+});
+
+describe('keys and endpoints', () => {
+  it('a Warehouse key restricted to one location, made in the portal, sees only that location', async () => {
+    const s = await signIn();
+    const meta = json(await call(s, 'GET', '/meta'), 200).data;
+    const key = json(await call(s, 'POST', '/api-keys', { label: 'Warehouse', scopes: meta.warehouse_scopes, location_ids: [m.locations[0]] }), 201).data;
+    expect(key.secret).toMatch(/^mia_sk_/);
+    const locations = json(await t.api(key.secret, 'GET', '/locations'), 200).data;
+    expect(locations.map((l: { id: string }) => l.id)).toEqual([m.locations[0]]);
+    const list = json(await call(s, 'GET', '/api-keys'), 200).data;
+    expect(list[0]).not.toHaveProperty('secret');
+    expect(json(await call(s, 'POST', `/api-keys/${key.id}/revoke`), 200).data.revoked_at).not.toBeNull();
+    expect((await t.api(key.secret, 'GET', '/locations')).statusCode).toBe(401);
+  });
+
+  it('form errors name their fields', async () => {
+    const s = await signIn();
+    const res = json(await call(s, 'POST', '/api-keys', { label: '', scopes: ['orders.read', 'bogus'] }), 422);
+    expect(res.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/label', '/scopes/1']);
+  });
+
+  it('another merchant\'s key and endpoint ids are 404', async () => {
+    const other = await t.merchant();
+    const theirKey = json(await other.op('POST', '/api-keys', { label: 'theirs', scopes: ['orders.read'] }), 201).data;
+    const theirEndpoint = json(await other.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['order.created'] }), 201).data;
+    const s = await signIn();
+    expect(json(await call(s, 'POST', `/api-keys/${theirKey.id}/revoke`), 404).code).toBe('not_found');
+    expect(json(await call(s, 'GET', `/webhook-endpoints/${theirEndpoint.id}/secret`), 404).code).toBe('not_found');
+    expect(json(await call(s, 'PATCH', `/webhook-endpoints/${theirEndpoint.id}`, { status: 'disabled' }), 404).code).toBe('not_found');
+    expect(json(await other.op('GET', `/api-keys/${theirKey.id}`), 200).data.revoked_at).toBeNull();
+  });
+
+  it('creates, reveals, rotates, disables and tests an endpoint', async () => {
+    const s = await signIn();
+    const ep = json(await call(s, 'POST', '/webhook-endpoints', { url: 'https://hooks.example.com/wh', events: ['order.created'] }), 201).data;
+    const secret = json(await call(s, 'GET', `/webhook-endpoints/${ep.id}/secret`), 200).data.signing_secret;
+    expect(secret).toBe(ep.signing_secret);
+    const rotated = json(await call(s, 'POST', `/webhook-endpoints/${ep.id}/rotate-secret`), 200).data;
+    expect(rotated.signing_secret).not.toBe(secret);
+    expect(json(await call(s, 'PATCH', `/webhook-endpoints/${ep.id}`, { status: 'disabled' }), 200).data.status).toBe('disabled');
+    const ping = json(await call(s, 'POST', `/webhook-endpoints/${ep.id}/test`), 200).data;
+    expect(ping).toMatchObject({ event_type: 'ping', status: 'pending' });
+    const log = json(await call(s, 'GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    expect(log.map((d: { id: string }) => d.id)).toEqual([ping.id]);
+  });
+});
+
+describe('pages', () => {
+  it('/ redirects to /portal, which serves the sign-in app', async () => {
+    const root = await t.app.inject({ method: 'GET', url: '/' });
+    expect(root.statusCode).toBe(302);
+    expect(root.headers.location).toBe('/portal');
+    const page = await t.app.inject({ method: 'GET', url: '/portal' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<div id="root"></div>');
+    expect((await t.app.inject({ method: 'GET', url: '/portal/webhooks/123' })).body).toBe(page.body);
+  });
+});
