@@ -108,18 +108,18 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
   return (
     <form className="card form" onSubmit={submit} noValidate aria-label="Create API key">
       <h2>New API key</h2>
-      <label className="field">Label<input name="label" value={label} onChange={(e) => setLabel(e.target.value)} placeholder="e.g. Acme 3PL – Main warehouse" />
+      <label className="field">Label<input name="label" value={label} onChange={(e) => { setLabel(e.target.value); setErrors({ ...errors, label: '' }); }} placeholder="e.g. Acme 3PL – Main warehouse" />
         {errors.label && <span className="field-error">{errors.label}</span>}
       </label>
       <fieldset className="field">
-        <legend>Scopes <button type="button" className="small" onClick={() => setScopes(meta.warehouse_scopes)}>Warehouse preset</button></legend>
+        <legend>Scopes <button type="button" className="small" onClick={() => { setScopes(meta.warehouse_scopes); setErrors({ ...errors, scopes: '' }); }}>Warehouse preset</button></legend>
         <div className="scope-grid">
           {groups.map((g) => (
             <div key={g} className="scope-group">
               <div className="group-name">{g.replace('_', ' ')}</div>
               {meta.scopes.filter((s) => s.split('.')[0] === g).map((s) => (
                 <label key={s} className="inline">
-                  <input type="checkbox" name="scope" value={s} checked={scopes.includes(s)} onChange={(e) => setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))} /> {s}
+                  <input type="checkbox" name="scope" value={s} checked={scopes.includes(s)} onChange={(e) => { setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s)); setErrors({ ...errors, scopes: '' }); }} /> {s}
                 </label>
               ))}
             </div>

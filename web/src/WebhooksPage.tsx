@@ -68,12 +68,12 @@ function EndpointForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'me
   return (
     <form className="card form" onSubmit={submit} noValidate aria-label="Add webhook endpoint">
       <h2>New endpoint</h2>
-      <label className="field">URL<input name="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://warehouse.example.com/webhooks" />
+      <label className="field">URL<input name="url" value={url} onChange={(e) => { setUrl(e.target.value); setErrors({ ...errors, url: '' }); }} placeholder="https://warehouse.example.com/webhooks" />
         {errors.url && <span className="field-error">{errors.url}</span>}
       </label>
       <label className="field">Description (optional)<input name="description" value={description} onChange={(e) => setDescription(e.target.value)} /></label>
       <fieldset className="field">
-        <legend>Events <button type="button" className="small" onClick={() => setEvents(meta.warehouse_events)}>Warehouse preset</button></legend>
+        <legend>Events <button type="button" className="small" onClick={() => { setEvents(meta.warehouse_events); setErrors({ ...errors, events: '' }); }}>Warehouse preset</button></legend>
         <div className="checks columns">
           {meta.event_types.map((t) => (
             <label key={t} className="inline"><input type="checkbox" name="event" value={t} checked={events.includes(t)} onChange={(e) => setEvents(e.target.checked ? [...events, t] : events.filter((x) => x !== t))} /> {t}</label>
