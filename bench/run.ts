@@ -85,8 +85,8 @@ try {
   for (const [label, args] of targets) {
     const out = execFileSync('wrk', ['-t2', '-c10', `-d${DURATION}`, '--latency', '-H', `Authorization: Bearer ${key}`, ...args], { encoding: 'utf8' });
     const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
-    const p50 = /50%\s+(\S+)/.exec(out)?.[1];
-    const p99 = /99%\s+(\S+)/.exec(out)?.[1];
+    const p50 = /^\s+50%\s+(\S+)/m.exec(out)?.[1];
+    const p99 = /^\s+99%\s+(\S+)/m.exec(out)?.[1];
     const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? '0';
     console.log(`${label.padEnd(30)} ${rps?.padStart(9)} req/s   p50 ${p50}   p99 ${p99}   non-2xx ${non2xx}`);
   }

@@ -1,7 +1,7 @@
 // Keyset paging over (updated_at, id). Cursors are opaque, bound to the filters they were made
 // for, and signed so a tampered one is refused rather than silently misread.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { Type } from 'typebox';
 import { AppError } from './errors.ts';
 import { canonicalJson } from './serialize.ts';
@@ -80,4 +80,15 @@ export function finishPage<T extends { updated_at: Date; id: string }>(page: Pag
     next_cursor = `${payload}.${sign(page.secret, payload)}`;
   }
   return { items, meta: { limit: page.limit, next_cursor } };
+}
+
+/**
+ * The standard list tail: rows after the cursor (and after `updated_after`, strict), ordered by
+ * (updated_at, id), one more than the page so finishPage can tell whether another page exists.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function keysetPage<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, page: PageRequest, updatedAfter?: string): QB {
+  let q = qb.where(afterPosition(table, page.after));
+  if (updatedAfter) q = q.where(sql.ref(`${table}.updated_at`), '>', new Date(updatedAfter));
+  return q.orderBy(sql.ref(`${table}.updated_at`)).orderBy(sql.ref(`${table}.id`)).limit(page.limit + 1) as QB;
 }

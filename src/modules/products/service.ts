@@ -5,7 +5,7 @@ import type { Database } from '../../db/database.ts';
 import { inTransaction } from '../../db/database.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
-import { afterPosition, finishPage, type PageRequest } from '../../http/paging.ts';
+import { finishPage, keysetPage, type PageRequest } from '../../http/paging.ts';
 import { iso, money, moneyOrNull } from '../../http/serialize.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { checkRefs, moneyProblem, now, refList, refOne, uniqueHandle } from '../catalog/common.ts';
@@ -169,11 +169,7 @@ export async function listProducts(ctx: Ctx, page: PageRequest, filters: { updat
     .selectFrom('products')
     .select(productColumns)
     .where('merchant_id', '=', ctx.merchantId)
-    .where(afterPosition('products', page.after))
-    .$if(!!filters.updated_after, (q) => q.where('updated_at', '>', new Date(filters.updated_after!)))
-    .orderBy('updated_at')
-    .orderBy('id')
-    .limit(page.limit + 1)
+    .$call((q) => keysetPage(q, 'products', page, filters.updated_after))
     .execute();
   const { items, meta } = finishPage(page, rows);
   return { items: await presentProducts(ctx.db, ctx.merchantId, items, ctx.locationIds), meta };

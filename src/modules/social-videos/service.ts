@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.ts';
 import { inTransaction } from '../../db/database.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalidFields, notFound } from '../../http/errors.ts';
-import { afterPosition, finishPage, type PageRequest } from '../../http/paging.ts';
+import { finishPage, keysetPage, type PageRequest } from '../../http/paging.ts';
 import { iso } from '../../http/serialize.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { checkRefs, now, refList, refOne } from '../catalog/common.ts';
@@ -69,11 +69,7 @@ export async function listVideos(ctx: Ctx, page: PageRequest, filters: { updated
     .selectFrom('social_videos')
     .select(columns)
     .where('merchant_id', '=', ctx.merchantId)
-    .where(afterPosition('social_videos', page.after))
-    .$if(!!filters.updated_after, (q) => q.where('updated_at', '>', new Date(filters.updated_after!)))
-    .orderBy('updated_at')
-    .orderBy('id')
-    .limit(page.limit + 1)
+    .$call((q) => keysetPage(q, 'social_videos', page, filters.updated_after))
     .execute();
   const { items, meta } = finishPage(page, rows);
   return { items: await present(ctx.db, ctx.merchantId, items), meta };
