@@ -122,7 +122,8 @@ export async function buildApp(opts: AppOptions) {
       const transformed = { ...(schema ?? {}), hide: hide || (schema as { hide?: boolean })?.hide } as Record<string, unknown>;
       if (!hide && route.config?.scope) transformed.security = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
       if (!hide) {
-        transformed.operationId ??= operationId(String(route.method), url.slice(INTEGRATION_PREFIX.length));
+        // operationIds are the names generated clients use: each route states its own.
+        if (!transformed.operationId) throw new Error(`${route.method} ${url} has no operationId`);
         transformed.description ??= transformed.summary;
       }
       return { schema: transformed as never, url };
@@ -151,14 +152,6 @@ export async function buildApp(opts: AppOptions) {
   });
 
   return app as unknown as FastifyInstance;
-}
-
-/** GET /products/{id} → getProduct; GET /products → listProducts; POST /inventory/adjustments → postInventoryAdjustments. */
-function operationId(method: string, path: string): string {
-  const words = path.split('/').filter((w) => w && !w.startsWith(':'));
-  const camel = words.map((w) => w.split('-').map((p) => p[0].toUpperCase() + p.slice(1)).join('')).join('');
-  const verb = method === 'GET' ? (path.endsWith('/:id') || /\/:[a-zA-Z]+$/.test(path) ? 'get' : 'list') : method.toLowerCase();
-  return verb + camel;
 }
 
 function toAppError(err: FastifyError & { validation?: unknown }): AppError {

@@ -23,9 +23,11 @@ export const Problem = Type.Object(
   { description: 'RFC 9457 problem details' },
 );
 
-export const One = <T extends TSchema>(data: T) => Type.Object({ data, request_id: Type.String({ format: 'uuid' }) });
-export const Many = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), request_id: Type.String({ format: 'uuid' }), meta: ListMeta });
+/** A single-record answer; `description` becomes the response's description in the document. */
+export const One = <T extends TSchema>(data: T, description: string) => Type.Object({ data, request_id: Type.String({ format: 'uuid' }) }, { description });
+/** A list page; `description` becomes the response's description in the document. */
+export const Many = <T extends TSchema>(item: T, description: string) =>
+  Type.Object({ data: Type.Array(item), request_id: Type.String({ format: 'uuid' }), meta: ListMeta }, { description });
 
 /** Error answers, for the OpenAPI document. */
 export const problems = (...statuses: number[]) =>

@@ -71,11 +71,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { scope: 'fulfillments.read' },
       schema: {
+        operationId: 'listFulfillments',
         tags: ['Fulfillments'],
         summary: 'List fulfillments',
         description: 'Fulfillments with tracking and items, ordered by (updated_at, id). A location-restricted key sees only fulfillments of its locations.',
         querystring: ListQuery,
-        response: { 200: Many(FulfillmentSchema), ...problems(...READ_ERRORS) },
+        response: { 200: Many(FulfillmentSchema, 'A page of fulfillments.'), ...problems(...READ_ERRORS) },
       },
     },
     async (req) => {
@@ -89,7 +90,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/fulfillments/:id',
     {
       config: { scope: 'fulfillments.read' },
-      schema: { tags: ['Fulfillments'], summary: 'Get a fulfillment', params: IdParams, response: { 200: One(FulfillmentSchema), ...problems(...READ_ERRORS) } },
+      schema: { operationId: 'getFulfillment', tags: ['Fulfillments'], summary: 'Get a fulfillment', params: IdParams, response: { 200: One(FulfillmentSchema, 'The fulfillment.'), ...problems(...READ_ERRORS) } },
     },
     async (req) => ({ data: await getFulfillment(ctxOf(req), req.params.id), request_id: req.id }),
   );
@@ -99,13 +100,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { scope: 'fulfillments.create', idempotent: true },
       schema: {
+        operationId: 'createFulfillment',
         tags: ['Fulfillments'],
         summary: 'Create a fulfillment',
         description:
           'Fulfils items of an open order: quantities leave on_hand and committed at the order\'s location, and the order closes when every item is fulfilled. A quantity above what is still fulfillable is 422 naming the item (several entries for one item count together); an order that is not open is 409 `invalid_state`. Supports `Idempotency-Key`.',
         headers: IdempotencyHeader,
         body: CreateBody,
-        response: { 201: One(FulfillmentSchema), ...problems(...WRITE_ERRORS) },
+        response: { 201: One(FulfillmentSchema, 'The fulfillment created (or, with `Idempotent-Replayed: true`, the stored answer).'), ...problems(...WRITE_ERRORS) },
       },
     },
     async (req, reply) => {
@@ -123,13 +125,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { scope: 'fulfillments.tracking.write', idempotent: true },
       schema: {
+        operationId: 'attachTracking',
         tags: ['Fulfillments'],
         summary: 'Attach or replace tracking',
         description: 'Sets the tracking (replacing any earlier one) and marks the fulfillment shipped. A cancelled fulfillment is 409 `invalid_state`. Supports `Idempotency-Key`.',
         headers: IdempotencyHeader,
         params: IdParams,
         body: TrackingBody,
-        response: { 200: One(FulfillmentSchema), ...problems(...WRITE_ERRORS) },
+        response: { 200: One(FulfillmentSchema, 'The fulfillment, now shipped (or, with `Idempotent-Replayed: true`, the stored answer).'), ...problems(...WRITE_ERRORS) },
       },
     },
     async (req, reply) => {

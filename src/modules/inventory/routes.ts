@@ -53,12 +53,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { scope: 'inventory.read' },
       schema: {
+        operationId: 'listInventory',
         tags: ['Inventory'],
         summary: 'List inventory rows (one per variant and location)',
         description:
           'Rows of the key\'s locations, ordered by (updated_at, id). A `location_id` outside the key\'s locations answers 403 `location_forbidden`; one that is not the merchant\'s answers 422.',
         querystring: ListQuery,
-        response: { 200: Many(InventoryRowSchema), ...problems(...READ_ERRORS) },
+        response: { 200: Many(InventoryRowSchema, 'A page of inventory rows.'), ...problems(...READ_ERRORS) },
       },
     },
     async (req) => {
@@ -73,6 +74,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { scope: 'inventory.adjust', idempotent: true },
       schema: {
+        operationId: 'adjustInventory',
         tags: ['Inventory'],
         summary: 'Apply inventory adjustments',
         description:
@@ -80,7 +82,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'Replays the stored answer for the same key and payload.' })) }),
         body: AdjustmentBody,
         response: {
-          200: Type.Object({ data: Type.Array(InventoryRowSchema), request_id: Type.String({ format: 'uuid' }) }),
+          200: Type.Object({ data: Type.Array(InventoryRowSchema), request_id: Type.String({ format: 'uuid' }) }, { description: 'The resulting inventory rows, in request order (or, with `Idempotent-Replayed: true`, the stored answer).' }),
           ...problems(...WRITE_ERRORS),
         },
       },

@@ -68,11 +68,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { scope: 'orders.read' },
       schema: {
+        operationId: 'listOrders',
         tags: ['Orders'],
         summary: 'List orders',
         description: 'Orders with line items and fulfillment summary, ordered by (updated_at, id). A location-restricted key sees only orders of its locations.',
         querystring: ListQuery,
-        response: { 200: Many(OrderSchema), ...problems(...READ_ERRORS) },
+        response: { 200: Many(OrderSchema, 'A page of orders.'), ...problems(...READ_ERRORS) },
       },
     },
     async (req) => {
@@ -86,7 +87,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/orders/:id',
     {
       config: { scope: 'orders.read' },
-      schema: { tags: ['Orders'], summary: 'Get an order', params: IdParams, response: { 200: One(OrderSchema), ...problems(...READ_ERRORS) } },
+      schema: { operationId: 'getOrder', tags: ['Orders'], summary: 'Get an order', params: IdParams, response: { 200: One(OrderSchema, 'The order.'), ...problems(...READ_ERRORS) } },
     },
     async (req) => ({ data: await getOrder(ctxOf(req), req.params.id), request_id: req.id }),
   );

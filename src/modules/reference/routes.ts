@@ -26,16 +26,16 @@ const ListQuery = Type.Object(
 
 const reference: FastifyPluginAsyncTypebox = async (app) => {
   const named = [
-    { path: '/locations', table: 'locations', scope: undefined, summary: 'List fulfillment locations (a restricted key sees its own)' },
-    { path: '/vendors', table: 'vendors', scope: 'products.read', summary: 'List vendors' },
-    { path: '/tags', table: 'tags', scope: 'products.read', summary: 'List tags' },
+    { operationId: 'listLocations', path: '/locations', table: 'locations', scope: undefined, summary: 'List fulfillment locations (a restricted key sees its own)', answer: 'A page of fulfillment locations.' },
+    { operationId: 'listVendors', path: '/vendors', table: 'vendors', scope: 'products.read', summary: 'List vendors', answer: 'A page of vendors.' },
+    { operationId: 'listTags', path: '/tags', table: 'tags', scope: 'products.read', summary: 'List tags', answer: 'A page of tags.' },
   ] as const;
   for (const r of named) {
     app.get(
       r.path,
       {
         config: { scope: r.scope },
-        schema: { tags: ['Reference data'], summary: r.summary, querystring: ListQuery, response: { 200: Many(Named), ...problems(...READ_ERRORS) } },
+        schema: { operationId: r.operationId, tags: ['Reference data'], summary: r.summary, querystring: ListQuery, response: { 200: Many(Named, r.answer), ...problems(...READ_ERRORS) } },
       },
       async (req) => {
         const page = pageRequest(app.secret, r.path, req.query);
@@ -49,7 +49,7 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
     '/media-assets',
     {
       config: { scope: 'products.read' },
-      schema: { tags: ['Reference data'], summary: 'List media assets (native and connected)', querystring: ListQuery, response: { 200: Many(MediaAsset), ...problems(...READ_ERRORS) } },
+      schema: { operationId: 'listMediaAssets', tags: ['Reference data'], summary: 'List media assets (native and connected)', querystring: ListQuery, response: { 200: Many(MediaAsset, 'A page of media assets.'), ...problems(...READ_ERRORS) } },
     },
     async (req) => {
       const page = pageRequest(app.secret, '/media-assets', req.query);

@@ -24,7 +24,7 @@ const VideoPatch = Type.Object({ title: Type.Optional(Title), ...fields }, stric
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/social-videos',
-    { config: { scope: 'social_videos.read' }, schema: { tags: ['Social videos'], summary: 'List social videos', querystring: ListQuery, response: { 200: Many(SocialVideo), ...problems(...READ_ERRORS) } } },
+    { config: { scope: 'social_videos.read' }, schema: { operationId: 'listSocialVideos', tags: ['Social videos'], summary: 'List social videos', querystring: ListQuery, response: { 200: Many(SocialVideo, 'A page of social videos.'), ...problems(...READ_ERRORS) } } },
     async (req) => {
       const { items, meta } = await listVideos(ctxOf(req), pageRequest(app.secret, '/social-videos', req.query), req.query);
       return { data: items, request_id: req.id, meta };
@@ -32,12 +32,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/social-videos/:id',
-    { config: { scope: 'social_videos.read' }, schema: { tags: ['Social videos'], summary: 'Get a social video', params: IdParams, response: { 200: One(SocialVideo), ...problems(...READ_ERRORS) } } },
+    { config: { scope: 'social_videos.read' }, schema: { operationId: 'getSocialVideo', tags: ['Social videos'], summary: 'Get a social video', params: IdParams, response: { 200: One(SocialVideo, 'The social video.'), ...problems(...READ_ERRORS) } } },
     async (req) => ({ data: await getVideo(ctxOf(req), req.params.id), request_id: req.id }),
   );
   app.post(
     '/social-videos',
-    { config: { scope: 'social_videos.write' }, schema: { tags: ['Social videos'], summary: 'Create a native social video', body: VideoCreate, response: { 201: One(SocialVideo), ...problems(...WRITE_ERRORS) } } },
+    { config: { scope: 'social_videos.write' }, schema: { operationId: 'createSocialVideo', tags: ['Social videos'], summary: 'Create a native social video', body: VideoCreate, response: { 201: One(SocialVideo, 'The social video created.'), ...problems(...WRITE_ERRORS) } } },
     async (req, reply) => {
       const v = await createVideo(ctxOf(req), req.body);
       reply.code(201).header('Location', `/api/integrations/v1/social-videos/${v.id}`);
@@ -46,7 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.patch(
     '/social-videos/:id',
-    { config: { scope: 'social_videos.write' }, schema: { tags: ['Social videos'], summary: 'Update a native social video', description: 'Applies at once; id lists are full replacement sets. Connected videos answer 409 read_only_record.', params: IdParams, body: VideoPatch, response: { 200: One(SocialVideo), ...problems(...WRITE_ERRORS) } } },
+    { config: { scope: 'social_videos.write' }, schema: { operationId: 'updateSocialVideo', tags: ['Social videos'], summary: 'Update a native social video', description: 'Applies at once; id lists are full replacement sets. Connected videos answer 409 read_only_record.', params: IdParams, body: VideoPatch, response: { 200: One(SocialVideo, 'The social video after the change.'), ...problems(...WRITE_ERRORS) } } },
     async (req) => ({ data: await updateVideo(ctxOf(req), req.params.id, req.body), request_id: req.id }),
   );
 };
