@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { isMigrated } from './db/migrate.ts';
 import { AppError, ERROR_CODES, ERROR_DESCRIPTIONS, problem, type ErrorCode } from './http/errors.ts';
+import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
 import { integrationApi } from './modules/index.ts';
@@ -22,6 +23,8 @@ declare module 'fastify' {
     config: Config;
     /** Signs cursors and portal sessions. */
     secret: string;
+    /** Throttle counts: this process's memory, or Redis shared by every process when REDIS_URL is set. */
+    counters: CounterStore;
     /** Every route registered, in order (the isolation matrix test walks them). */
     routeList: { method: string; url: string; scope?: string }[];
   }
@@ -87,7 +90,10 @@ export async function buildApp(opts: AppOptions) {
     return reply.code(404).type('application/problem+json').send(problem(err, req.id));
   });
 
-  await registerRateLimit(app, { perMinute: opts.config.rateLimitPerMinute, redisUrl: opts.config.redisUrl });
+  const counters = openCounters({ redisUrl: opts.config.redisUrl, keyPrefix: opts.config.redisKeyPrefix });
+  app.decorate('counters', counters.store);
+  app.addHook('onClose', () => counters.close());
+  await registerRateLimit(app, { perMinute: opts.config.rateLimitPerMinute, redis: counters.redis, keyPrefix: opts.config.redisKeyPrefix });
 
   await app.register(swagger, {
     openapi: {

@@ -9,6 +9,8 @@ export interface Config {
   dataDir: string;
   platformAdminToken: string | null;
   redisUrl: string | null;
+  /** Prefix of every Redis key this service writes (several deployments can share one Redis). */
+  redisKeyPrefix: string;
   rateLimitPerMinute: number;
   webhookRetrySchedule: number[];
   webhookAllowPrivateUrls: boolean;
@@ -55,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR || './data',
     platformAdminToken: env.PLATFORM_ADMIN_TOKEN || null,
     redisUrl: env.REDIS_URL || null,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'mia-',
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600),
     webhookRetrySchedule: schedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',

@@ -1,5 +1,8 @@
 // Portal backend over HTTP: sign-in, CSRF, throttling, sign-out, merchant isolation, and keys and
 // endpoints made through the portal working against the real APIs.
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
@@ -13,8 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function signIn(email = 'ops@acme.test', password = 'correct horse battery', ip = '10.0.0.1') {
-  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email, password }, remoteAddress: ip });
+async function signIn(email = 'ops@acme.test', password = 'correct horse battery', ip = '10.0.0.1', app = t) {
+  const res = await app.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email, password }, remoteAddress: ip });
   const cookie = String(res.headers['set-cookie'] ?? '').split(';')[0];
   return { res, cookie, csrf: res.statusCode === 200 ? json(res).data.csrf_token : '' };
 }
@@ -62,6 +65,107 @@ describe('sign-in', () => {
     const s = await signIn();
     expect(json(await call(s, 'POST', '/logout'), 200).data).toEqual({ signed_out: true });
     expect((await call(s, 'GET', '/session')).statusCode).toBe(401);
+  });
+});
+
+describe('sign-in throttle', () => {
+  const GOOD = 'correct horse battery';
+  const statuses = async (attempts: [string, string, string][]) => {
+    const out: number[] = [];
+    for (const [email, password, ip] of attempts) out.push((await signIn(email, password, ip)).res.statusCode);
+    return out;
+  };
+
+  it('case and space variants of one email share one count', async () => {
+    json(await m.op('POST', '/users', { email: 'alpha@x.test', password: GOOD }), 201);
+    const variants = ['alpha@x.test', ' ALPHA@x.test ', 'Alpha@X.Test'];
+    expect(await statuses([0, 1, 2, 0, 1].map((i) => [variants[i], 'wrong', '10.1.0.1']))).toEqual([401, 401, 401, 401, 401]);
+    expect(await statuses(variants.map((v) => [v, GOOD, '10.1.0.1']))).toEqual([429, 429, 429]);
+    const blocked = await signIn('\tALPHA@X.TEST\n', GOOD, '10.1.0.1');
+    expect(json(blocked.res, 429)).toMatchObject({ code: 'rate_limited', detail: 'Too many failed sign-ins. Try again later.' });
+    expect(Number(blocked.res.headers['retry-after'])).toBeGreaterThan(14 * 60);
+    expect(Number(blocked.res.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
+    // The real user elsewhere is not affected by one address's failures.
+    expect((await signIn(' Alpha@x.test', GOOD, '10.1.0.2')).res.statusCode).toBe(200);
+  });
+
+  it('parallel guesses cannot slip past the limit between check and count', async () => {
+    json(await m.op('POST', '/users', { email: 'parallel@x.test', password: GOOD }), 201);
+    const res = await Promise.all(Array.from({ length: 20 }, () => signIn('parallel@x.test', 'wrong', '10.1.1.1')));
+    const codes = res.map((r) => r.res.statusCode).sort();
+    expect(codes).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
+  });
+
+  it('many emails from one client address are throttled by the address', async () => {
+    json(await m.op('POST', '/users', { email: 'beta@x.test', password: GOOD }), 201);
+    const spray = Array.from({ length: 20 }, (_, i) => [`guess${i}@x.test`, 'wrong', '10.1.2.1'] as [string, string, string]);
+    expect(await statuses(spray)).toEqual(Array(20).fill(401));
+    expect(await statuses([['guess99@x.test', 'wrong', '10.1.2.1'], ['beta@x.test', GOOD, '10.1.2.1']])).toEqual([429, 429]);
+    expect((await signIn('beta@x.test', GOOD, '10.1.2.2')).res.statusCode).toBe(200);
+  });
+
+  it('a successful sign-in does not use up the budget', async () => {
+    json(await m.op('POST', '/users', { email: 'often@x.test', password: GOOD }), 201);
+    expect(await statuses(Array.from({ length: 8 }, () => ['often@x.test', GOOD, '10.1.3.1']))).toEqual(Array(8).fill(200));
+    expect(await statuses(Array.from({ length: 6 }, () => ['often@x.test', 'wrong', '10.1.3.1']))).toEqual([401, 401, 401, 401, 401, 429]);
+  });
+
+  it('an attacker on many addresses blocks the email only where its user has not signed in before', async () => {
+    json(await m.op('POST', '/users', { email: 'victim@x.test', password: GOOD }), 201);
+    expect((await signIn('victim@x.test', GOOD, '10.1.4.1')).res.statusCode).toBe(200);
+    // 50 failures, 5 from each of 10 addresses: no pair and no address reaches its own limit.
+    const attack = Array.from({ length: 50 }, (_, i) => ['victim@x.test', 'wrong', `10.1.5.${Math.floor(i / 5)}`] as [string, string, string]);
+    expect(await statuses(attack)).toEqual(Array(50).fill(401));
+    expect(await statuses([['victim@x.test', GOOD, '10.1.6.1'], [' Victim@X.test', 'wrong', '10.1.6.2']])).toEqual([429, 429]);
+    // The real user, from the address they signed in from before, still gets in.
+    expect(await statuses([['victim@x.test', GOOD, '10.1.4.1'], ['VICTIM@x.test', GOOD, '10.1.4.1']])).toEqual([200, 200]);
+  });
+
+  describe('shared through Redis', () => {
+    const url = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
+    // A prefix of its own, so parallel runs never see each other's counts.
+    const prefix = `h10f:${randomBytes(6).toString('hex')}:`;
+    afterAll(async () => {
+      const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await redis.connect();
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length) await redis.del(...keys);
+      } catch {
+      } finally {
+        redis.disconnect();
+      }
+    });
+
+    it('two app instances with REDIS_URL share one count per email', async (ctx) => {
+      const u = new URL(url);
+      const reachable = await new Promise<boolean>((resolve) => {
+        const s = net.connect(Number(u.port || 6379), u.hostname, () => { s.end(); resolve(true); });
+        s.on('error', () => resolve(false));
+      });
+      if (!reachable) {
+        console.warn(`Redis not reachable at ${url}: shared sign-in throttle test skipped`);
+        ctx.skip();
+      }
+      json(await m.op('POST', '/users', { email: 'gamma@x.test', password: GOOD }), 201);
+      const a = await startTestApp({ redisUrl: url, redisKeyPrefix: prefix }, t.database);
+      const b = await startTestApp({ redisUrl: url, redisKeyPrefix: prefix }, t.database);
+      try {
+        const on = [a, b, a, b, a];
+        const codes: number[] = [];
+        for (const [i, app] of on.entries()) codes.push((await signIn(i % 2 ? 'GAMMA@x.test' : 'gamma@x.test ', 'wrong', '10.1.7.1', app)).res.statusCode);
+        expect(codes).toEqual([401, 401, 401, 401, 401]);
+        expect((await signIn('gamma@x.test', GOOD, '10.1.7.1', b)).res.statusCode).toBe(429);
+        expect((await signIn('gamma@x.test', GOOD, '10.1.7.1', a)).res.statusCode).toBe(429);
+        expect((await signIn('gamma@x.test', GOOD, '10.1.7.2', b)).res.statusCode).toBe(200);
+        const redis = new Redis(url);
+        const keys = await redis.keys(`${prefix}counts:signin:*`).finally(() => redis.quit());
+        expect(keys.filter((k) => k.includes(':pair:'))).toHaveLength(1);
+      } finally {
+        await a.app.close();
+        await b.app.close();
+      }
+    });
   });
 });
 

@@ -1,8 +1,8 @@
 // Per-key request rate with the IETF draft-10 headers on every answer. Counts live in memory, or in
-// Redis when REDIS_URL is set so several processes share them.
+// Redis (the connection of counters.ts) when REDIS_URL is set so several processes share them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AppError } from './errors.ts';
 
 declare module 'fastify' {
@@ -16,15 +16,13 @@ declare module 'fastify' {
 
 const WINDOW_SECONDS = 60;
 
-export async function registerRateLimit(app: FastifyInstance, opts: { perMinute: number; redisUrl: string | null }) {
-  const redis = opts.redisUrl ? new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
-  if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => {})));
+export async function registerRateLimit(app: FastifyInstance, opts: { perMinute: number; redis: Redis | undefined; keyPrefix: string }) {
   await app.register(rateLimit, {
     global: false,
     max: opts.perMinute,
     timeWindow: WINDOW_SECONDS * 1000,
-    redis,
-    nameSpace: 'mia-rl:',
+    redis: opts.redis,
+    nameSpace: `${opts.keyPrefix}rl:`,
     skipOnError: true,
   });
   const limiter = app.createRateLimit({ keyGenerator: (req: FastifyRequest) => req.rateLimitKey ?? req.ip });

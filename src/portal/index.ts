@@ -18,6 +18,7 @@ import {
   createEndpoint, listAttempts, listEndpoints, recentDeliveries, resendDelivery, revealSigningSecret, rotateSigningSecret, sendTestEvent, updateEndpoint,
 } from '../modules/webhook-endpoints/service.ts';
 import { ApiKeyBody, EndpointBody } from '../platform/merchants.ts';
+import { signInThrottle } from './throttle.ts';
 import { COOKIE, checkCsrf, clearSessionCookie, findSession, setSessionCookie, signIn, signOut, type Session } from './sessions.ts';
 
 declare module 'fastify' {
@@ -42,6 +43,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
   });
   const ctx = (req: FastifyRequest): Ctx => ({ db: app.db, merchantId: req.session!.merchantId, apiKeyId: null, locationIds: null });
   const allowPrivate = app.config.webhookAllowPrivateUrls;
+  const throttle = signInThrottle(app.counters);
   const sessionBody = (s: Session) => ({ user: { id: s.userId, email: s.email }, merchant: { id: s.merchantId, name: s.merchantName }, csrf_token: s.csrfToken });
 
   app.get('/meta', { schema: hidden }, async (req) => ({
@@ -53,7 +55,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     '/login',
     { schema: { ...hidden, body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 200 }) }, strict) } },
     async (req, reply) => {
-      const { token, session } = await signIn(app.db, req.body.email, req.body.password, req.ip);
+      const { token, session } = await signIn(app.db, throttle, req.body.email, req.body.password, req.ip);
       setSessionCookie(reply, req, token, app.config.publicBaseUrl);
       return { data: sessionBody(session), request_id: req.id };
     },

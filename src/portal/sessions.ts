@@ -1,5 +1,5 @@
 // Portal sign-in: argon2id passwords, server-side sessions behind an HttpOnly cookie, a CSRF
-// token per session for every state change, and a throttle on failed sign-ins.
+// token per session for every state change, and a throttle on failed sign-ins (throttle.ts).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
@@ -7,11 +7,11 @@ import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { AppError } from '../http/errors.ts';
 import { verifyPassword } from '../modules/merchants/passwords.ts';
+import { normaliseEmail } from '../modules/merchants/service.ts';
+import type { SignInThrottle } from './throttle.ts';
 
 export const COOKIE = 'mia_session';
 const IDLE_HOURS = 12;
-const MAX_FAILURES = 5;
-const FAILURE_WINDOW_MS = 15 * 60_000;
 
 export interface Session {
   id: string;
@@ -24,44 +24,21 @@ export interface Session {
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
-// Failed sign-ins per email and client address, in this process's memory (a restart forgets them).
-const failures = new Map<string, { count: number; resetAt: number }>();
-
-function throttleKey(email: string, ip: string) {
-  return `${email.toLowerCase()}|${ip}`;
-}
-
-function checkThrottle(key: string) {
-  const f = failures.get(key);
-  if (f && f.resetAt > Date.now() && f.count >= MAX_FAILURES) {
-    throw new AppError('rate_limited', 'Too many failed sign-ins. Try again later.', undefined, { 'Retry-After': String(Math.ceil((f.resetAt - Date.now()) / 1000)) });
-  }
-}
-
-function recordFailure(key: string) {
-  const f = failures.get(key);
-  if (!f || f.resetAt <= Date.now()) failures.set(key, { count: 1, resetAt: Date.now() + FAILURE_WINDOW_MS });
-  else f.count++;
-}
-
 // Spend the same time on unknown emails as on wrong passwords.
 const DUMMY_HASH = '$argon2id$v=19$m=19456,t=2,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
-export async function signIn(db: Database, email: string, password: string, ip: string): Promise<{ token: string; session: Session }> {
-  const key = throttleKey(email, ip);
-  checkThrottle(key);
+export async function signIn(db: Database, throttle: SignInThrottle, givenEmail: string, password: string, ip: string): Promise<{ token: string; session: Session }> {
+  const email = normaliseEmail(givenEmail);
+  await throttle.attempt(email, ip);
   const user = await db
     .selectFrom('portal_users as u')
     .innerJoin('merchants as m', 'm.id', 'u.merchant_id')
     .select(['u.id', 'u.email', 'u.password_hash', 'u.merchant_id', 'm.name as merchant_name'])
-    .where('u.email', '=', email.trim().toLowerCase())
+    .where('u.email', '=', email)
     .executeTakeFirst();
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
-  if (!user || !ok) {
-    recordFailure(key);
-    throw new AppError('unauthorized', 'The email or password is not correct.');
-  }
-  failures.delete(key);
+  if (!user || !ok) throw new AppError('unauthorized', 'The email or password is not correct.');
+  await throttle.succeeded(email, ip);
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
   await db

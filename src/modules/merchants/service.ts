@@ -18,8 +18,11 @@ export async function assertMerchant(db: Database, merchantId: string): Promise<
   if (!row) throw notFound('merchant');
 }
 
+/** The one form of an email the portal stores, looks up and throttles on. */
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
 export async function createPortalUser(ctx: Ctx, input: { email: string; password: string }) {
-  const email = input.email.trim().toLowerCase();
+  const email = normaliseEmail(input.email);
   const taken = await ctx.db.selectFrom('portal_users').select('id').where('email', '=', email).executeTakeFirst();
   if (taken) throw invalid('/email', 'is already registered', 'taken');
   const password_hash = await hashPassword(input.password);

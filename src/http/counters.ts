@@ -1,0 +1,151 @@
+// Fixed-window counters shared by the throttles: in this process's memory, or in Redis when
+// REDIS_URL is set so that several processes count together. One Redis connection serves the
+// counters and the request rate limit.
+import { Redis } from 'ioredis';
+
+export interface Count {
+  count: number;
+  /** Milliseconds until the window ends and the count starts again at 0. */
+  resetInMs: number;
+}
+
+export interface CounterStore {
+  /** Adds one to key's count; a window of windowMs starts at the first hit. */
+  hit(key: string, windowMs: number): Promise<Count>;
+  /** Takes back one hit (a request that turned out not to count), if the window still runs. */
+  undo(key: string): Promise<void>;
+  /** The count without changing it (0 when none or expired). */
+  peek(key: string): Promise<Count>;
+  reset(key: string): Promise<void>;
+}
+
+export class MemoryCounters implements CounterStore {
+  private readonly counts = new Map<string, { count: number; resetAt: number }>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(sweepEveryMs = 60_000) {
+    // Expired windows are dropped, so keys an attacker invents do not pile up.
+    this.sweeper = setInterval(() => this.sweep(), sweepEveryMs);
+    this.sweeper.unref();
+  }
+
+  async hit(key: string, windowMs: number): Promise<Count> {
+    const now = Date.now();
+    let c = this.counts.get(key);
+    if (!c || c.resetAt <= now) {
+      c = { count: 0, resetAt: now + windowMs };
+      this.counts.set(key, c);
+    }
+    c.count++;
+    return { count: c.count, resetInMs: c.resetAt - now };
+  }
+
+  async undo(key: string): Promise<void> {
+    const c = this.counts.get(key);
+    if (c && c.resetAt > Date.now() && c.count > 0) c.count--;
+  }
+
+  async peek(key: string): Promise<Count> {
+    const now = Date.now();
+    const c = this.counts.get(key);
+    return c && c.resetAt > now ? { count: c.count, resetInMs: c.resetAt - now } : { count: 0, resetInMs: 0 };
+  }
+
+  async reset(key: string): Promise<void> {
+    this.counts.delete(key);
+  }
+
+  sweep() {
+    const now = Date.now();
+    for (const [key, c] of this.counts) if (c.resetAt <= now) this.counts.delete(key);
+  }
+
+  close() {
+    clearInterval(this.sweeper);
+  }
+}
+
+// INCR and the window's expiry in one step, so a crash between them cannot leave a key forever.
+const HIT = `local c = redis.call('INCR', KEYS[1])
+if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {c, redis.call('PTTL', KEYS[1])}`;
+const UNDO = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECR', KEYS[1]) end`;
+
+/**
+ * Counts in Redis under `prefix`. While Redis cannot be reached, each process counts in its own
+ * memory instead: the throttles keep working per process rather than letting everything through
+ * or refusing everyone.
+ */
+export class RedisCounters implements CounterStore {
+  readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly fallback = new MemoryCounters();
+
+  constructor(redis: Redis, prefix: string) {
+    this.redis = redis;
+    this.prefix = prefix;
+  }
+
+  async hit(key: string, windowMs: number): Promise<Count> {
+    try {
+      const [count, ttl] = (await this.redis.eval(HIT, 1, this.prefix + key, String(windowMs))) as [number, number];
+      return { count, resetInMs: ttl > 0 ? ttl : windowMs };
+    } catch {
+      return this.fallback.hit(key, windowMs);
+    }
+  }
+
+  async undo(key: string): Promise<void> {
+    try {
+      await this.redis.eval(UNDO, 1, this.prefix + key);
+    } catch {
+      await this.fallback.undo(key);
+    }
+  }
+
+  async peek(key: string): Promise<Count> {
+    try {
+      const [count, ttl] = await Promise.all([this.redis.get(this.prefix + key), this.redis.pttl(this.prefix + key)]);
+      return count === null || ttl === -2 ? { count: 0, resetInMs: 0 } : { count: Number(count), resetInMs: Math.max(ttl, 0) };
+    } catch {
+      return this.fallback.peek(key);
+    }
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.fallback.reset(key);
+    try {
+      await this.redis.del(this.prefix + key);
+    } catch {}
+  }
+
+  close() {
+    this.fallback.close();
+  }
+}
+
+export interface SharedCounters {
+  store: CounterStore;
+  /** The Redis connection, when REDIS_URL is set (the request rate limit uses it too). */
+  redis: Redis | undefined;
+  close(): Promise<void>;
+}
+
+export function openCounters(opts: { redisUrl: string | null; keyPrefix: string }): SharedCounters {
+  if (!opts.redisUrl) {
+    const store = new MemoryCounters();
+    return { store, redis: undefined, close: async () => store.close() };
+  }
+  const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false });
+  // Connection errors surface on the calls that need Redis; without a listener ioredis would log each.
+  redis.on('error', () => {});
+  const store = new RedisCounters(redis, `${opts.keyPrefix}counts:`);
+  return {
+    store,
+    redis,
+    async close() {
+      store.close();
+      await redis.quit().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// The sign-in throttle. Sign-in attempts are counted three ways, on the normalised email (the one
+// sign-in looks up) and the client address, in fixed 15-minute windows:
+// - per (email, address): the 6th attempt after 5 failures is refused;
+// - per address, whatever the email: 20 failures (one client spraying many emails);
+// - per email, whatever the address: 50 failures, except from an address where that user signed
+//   in successfully in the last 30 days, so an attacker elsewhere cannot lock the real user out
+//   of a place they use.
+// An attempt is counted before the password is checked (parallel guesses cannot slip past the
+// limit between check and count) and taken back when it succeeds; a refused attempt costs no
+// password work.
+import { createHash } from 'node:crypto';
+import type { CounterStore } from '../http/counters.ts';
+import { AppError } from '../http/errors.ts';
+
+export const SIGN_IN_LIMITS = {
+  perEmailAndAddress: 5,
+  perAddress: 20,
+  perEmail: 50,
+  windowMs: 15 * 60_000,
+  knownAddressMs: 30 * 24 * 3600_000,
+};
+
+// Emails are hashed so the shared store holds no one's address.
+const id = (email: string) => createHash('sha256').update(email).digest('base64url').slice(0, 22);
+
+export function signInThrottle(store: CounterStore, limits = SIGN_IN_LIMITS) {
+  const keys = (email: string, ip: string) => ({
+    pair: `signin:pair:${id(email)}:${ip}`,
+    address: `signin:addr:${ip}`,
+    email: `signin:email:${id(email)}`,
+    known: `signin:known:${id(email)}:${ip}`,
+  });
+
+  return {
+    /** Counts an attempt for this normalised email and address; throws 429 when one count is over its limit. */
+    async attempt(email: string, ip: string): Promise<void> {
+      const k = keys(email, ip);
+      const [pair, address, perEmail, known] = await Promise.all([
+        store.hit(k.pair, limits.windowMs),
+        store.hit(k.address, limits.windowMs),
+        store.hit(k.email, limits.windowMs),
+        store.peek(k.known),
+      ]);
+      const over = [
+        pair.count > limits.perEmailAndAddress ? pair : null,
+        address.count > limits.perAddress ? address : null,
+        perEmail.count > limits.perEmail && known.count === 0 ? perEmail : null,
+      ].filter((c) => c !== null);
+      if (over.length) {
+        const wait = Math.max(...over.map((c) => c.resetInMs));
+        throw new AppError('rate_limited', 'Too many failed sign-ins. Try again later.', undefined, { 'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))) });
+      }
+    },
+    /** The attempt was right: it does not count, the pair starts afresh, the address becomes known. */
+    async succeeded(email: string, ip: string): Promise<void> {
+      const k = keys(email, ip);
+      await Promise.all([store.reset(k.pair), store.undo(k.address), store.undo(k.email), store.reset(k.known).then(() => store.hit(k.known, limits.knownAddressMs))]);
+    },
+  };
+}
+
+export type SignInThrottle = ReturnType<typeof signInThrottle>;
