@@ -16,6 +16,18 @@ export interface Config {
   webhookAllowPrivateUrls: boolean;
   webhookTimeoutMs: number;
   workerPollMs: number;
+  /** Posts in flight at once per worker process, over all endpoints. */
+  webhookConcurrency: number;
+  /** Posts in flight at once per worker process to one endpoint. */
+  webhookEndpointConcurrency: number;
+  /** Events older than this are purged (and the event feed answers 410 before it). */
+  eventRetentionDays: number;
+  /** Webhook deliveries, with their attempts, older than this are purged. */
+  deliveryRetentionDays: number;
+  /** Idempotency records older than this are purged; at least 24 (contract: kept at least 24 h). */
+  idempotencyRetentionHours: number;
+  /** How often the worker role's maintenance job purges what is past its retention. */
+  retentionIntervalMs: number;
   logLevel: string;
   secretKey: string | null;
   roles: Role[];
@@ -30,6 +42,12 @@ function integer(name: string, value: string | undefined, fallback: number): num
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+function atLeast(name: string, value: string | undefined, fallback: number, min: number): number {
+  const n = integer(name, value, fallback);
+  if (n < min) throw new Error(`${name} must be at least ${min}, got "${value}"`);
   return n;
 }
 
@@ -63,6 +81,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
     workerPollMs: integer('WORKER_POLL_MS', env.WORKER_POLL_MS, 500),
+    webhookConcurrency: atLeast('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 50, 1),
+    webhookEndpointConcurrency: atLeast('WEBHOOK_ENDPOINT_CONCURRENCY', env.WEBHOOK_ENDPOINT_CONCURRENCY, 5, 1),
+    eventRetentionDays: atLeast('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30, 1),
+    deliveryRetentionDays: atLeast('DELIVERY_RETENTION_DAYS', env.DELIVERY_RETENTION_DAYS, 30, 1),
+    idempotencyRetentionHours: atLeast('IDEMPOTENCY_RETENTION_HOURS', env.IDEMPOTENCY_RETENTION_HOURS, 48, 24),
+    retentionIntervalMs: atLeast('RETENTION_INTERVAL_MS', env.RETENTION_INTERVAL_MS, 600_000, 1000),
     logLevel: env.LOG_LEVEL || 'info',
     secretKey: env.SECRET_KEY || null,
     roles: roles(env.ROLE),

@@ -7,6 +7,7 @@ import { openDatabase } from './db/database.ts';
 import { migrate, serverSecret } from './db/migrate.ts';
 import { isNewDatabase, seedDemo, type DemoCredentials } from './db/seed.ts';
 import { startWorker, type Worker } from './events/worker.ts';
+import { startRetention, type RetentionJob } from './maintenance/retention.ts';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
@@ -33,6 +34,7 @@ async function main() {
 
   const app = config.roles.includes('api') ? await buildApp({ db: handle.db, config, secret, logger: log }) : null;
   const worker: Worker | null = config.roles.includes('worker') ? startWorker(handle.db, config, log) : null;
+  const retention: RetentionJob | null = config.roles.includes('worker') ? startRetention(handle.db, config, log) : null;
   if (app) await app.listen({ port: config.port, host: config.host });
 
   const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
@@ -48,6 +50,7 @@ async function main() {
     force.unref();
     await app?.close(); // stops accepting, lets in-flight requests finish
     await worker?.stop(); // lets in-flight deliveries finish
+    await retention?.stop();
     await handle.close();
     process.exit(0);
   };

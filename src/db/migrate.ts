@@ -8,6 +8,7 @@ import * as catalog from './migrations/0002_catalog.ts';
 import * as warehouse from './migrations/0003_warehouse.ts';
 import * as webhooks from './migrations/0004_webhooks.ts';
 import * as portal from './migrations/0005_portal.ts';
+import * as retention from './migrations/0006_retention.ts';
 
 export const migrations: { name: string; statements: string[] }[] = [
   { name: '0001_foundation', statements: foundation.statements },
@@ -15,6 +16,7 @@ export const migrations: { name: string; statements: string[] }[] = [
   { name: '0003_warehouse', statements: warehouse.statements },
   { name: '0004_webhooks', statements: webhooks.statements },
   { name: '0005_portal', statements: portal.statements },
+  { name: '0006_retention', statements: retention.statements },
 ];
 
 export async function migrate(db: Database): Promise<string[]> {

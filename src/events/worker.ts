@@ -33,7 +33,6 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
   let stopped = false;
   let running: Promise<number> | null = null;
   let timer: NodeJS.Timeout | null = null;
-  let lastPurge = 0;
 
   async function claim(): Promise<Claimed[]> {
     return db.transaction().execute(async (trx) => {
@@ -131,12 +130,6 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
     if (!ok) log.info({ delivery: c.id, attempt: c.attempts, status: r.statusCode, error: r.error, next: status }, 'webhook attempt failed');
   }
 
-  async function purge() {
-    if (Date.now() - lastPurge < 3_600_000) return;
-    lastPurge = Date.now();
-    await db.deleteFrom('idempotency_keys').where('created_at', '<', sql<Date>`clock_timestamp() - interval '48 hours'`).execute();
-  }
-
   async function round(): Promise<number> {
     let total = 0;
     for (;;) {
@@ -146,7 +139,6 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
       total += claimed.length;
       if (stopped) break;
     }
-    await purge();
     return total;
   }
 
