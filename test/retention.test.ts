@@ -35,7 +35,7 @@ describe('retention job', () => {
     const db = t.database.db;
     const key = await m.key(['products.write', 'products.read', 'inventory.adjust']);
     const ep = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201).data;
-    const products = [];
+    const products: any[] = [];
     for (let i = 0; i < 4; i++) products.push(json(await t.api(key, 'POST', '/products', { title: `P${i}`, variants: [{ sku: `RET-${i}`, price: 1 }] }), 201).data);
     // Two events no endpoint subscribes to: no delivery references them.
     await t.api(key, 'PATCH', `/products/${products[0].id}`, { title: 'Renamed 0' });
