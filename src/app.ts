@@ -2,18 +2,17 @@
 // the portal. Used by main.ts and by every test (through app.inject).
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { isMigrated } from './db/migrate.ts';
-import { AppError, ERROR_CODES, ERROR_DESCRIPTIONS, problem, type ErrorCode } from './http/errors.ts';
+import { AppError, problem } from './http/errors.ts';
 import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
 import { integrationApi } from './modules/index.ts';
+import { registerOpenApi } from './openapi/index.ts';
 import { platformApi } from './platform/index.ts';
 import { portal } from './portal/index.ts';
 
@@ -95,46 +94,7 @@ export async function buildApp(opts: AppOptions) {
   app.addHook('onClose', () => counters.close());
   await registerRateLimit(app, { perMinute: opts.config.rateLimitPerMinute, redis: counters.redis, keyPrefix: opts.config.redisKeyPrefix });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Merchant Integration API',
-        version: '1.0.0',
-        description: API_DESCRIPTION,
-        contact: { name: 'Integration support', email: 'integrations@example.com' },
-        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-      },
-      servers: [{ url: '/', description: 'This server' }],
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key> (preferred)' },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Fallback when Authorization is absent' },
-        },
-      },
-      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
-      tags: [
-        { name: 'Products', description: 'Native and connected products with variants, media and inventory.' },
-        { name: 'Collections', description: 'Manual and smart collections.' },
-        { name: 'Orders', description: 'Orders to fulfil.' },
-        { name: 'Fulfillments', description: 'Fulfillments and tracking written back by the warehouse.' },
-        { name: 'Inventory', description: 'Stock per variant and location, and adjustments.' },
-        { name: 'Social videos', description: 'Videos linked to products and collections.' },
-        { name: 'Reference data', description: 'Locations, vendors, tags and media assets.' },
-      ],
-    },
-    transform: ({ schema, url, route }) => {
-      const hide = !url.startsWith(INTEGRATION_PREFIX) || url.endsWith('/openapi.json');
-      const transformed = { ...(schema ?? {}), hide: hide || (schema as { hide?: boolean })?.hide } as Record<string, unknown>;
-      if (!hide && route.config?.scope) transformed.security = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
-      if (!hide) {
-        // operationIds are the names generated clients use: each route states its own.
-        if (!transformed.operationId) throw new Error(`${route.method} ${url} has no operationId`);
-        transformed.description ??= transformed.summary;
-      }
-      return { schema: transformed as never, url };
-    },
-  });
+  await registerOpenApi(app, { integration: INTEGRATION_PREFIX, platform: PLATFORM_PREFIX });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
@@ -143,19 +103,11 @@ export async function buildApp(opts: AppOptions) {
     } catch {}
     return reply.code(503).type('application/problem+json').send(problem(new AppError('service_unavailable', 'The database is not reachable or not migrated.'), _req.id));
   });
-  app.get('/errors', { schema: { hide: true } }, async (_req, reply) => reply.type('text/html').send(errorsPage()));
   app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/portal'));
-  app.get(`${INTEGRATION_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(integrationApi, { prefix: INTEGRATION_PREFIX });
   await app.register(platformApi, { prefix: PLATFORM_PREFIX });
   await app.register(portal);
-
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { deepLinking: true, docExpansion: 'list' },
-    staticCSP: true,
-  });
 
   return app as unknown as FastifyInstance;
 }
@@ -179,32 +131,4 @@ function toAppError(err: FastifyError & { validation?: unknown }): AppError {
   if (err.statusCode === 429) return new AppError('rate_limited', 'Too many requests.');
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return new AppError('malformed_request', err.message);
   return new AppError('internal_error', 'Something went wrong on our side. It has been logged; retrying is safe.');
-}
-
-const API_DESCRIPTION = `The merchant-scoped API for warehouses, 3PLs and other integrations: read a merchant's catalog and
-orders, write back fulfillments, tracking and inventory.
-
-* **Authentication**: \`Authorization: Bearer <API key>\` (or \`X-API-Key\` when Authorization is absent). Keys are
-  created in the merchant portal, carry scopes, and may be restricted to fulfillment locations.
-* **Envelopes**: \`{"data": ..., "request_id"}\`; lists add \`meta: {limit, next_cursor}\`. Every response carries
-  \`X-Request-Id\`.
-* **Errors**: RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\`; validation errors list
-  every field as a JSON pointer in \`errors[]\`. See [/errors](/errors).
-* **Lists**: ordered by \`(updated_at, id)\` ascending; \`limit\` 1..250 (default 50); \`cursor\` is opaque and bound to
-  the filters it was made with; \`updated_after\` is accepted everywhere. Writes commit out of order, so an
-  incremental sync should overlap its \`updated_after\` a little and de-duplicate by id.
-* **Idempotency**: fulfillment create, tracking attach and inventory adjustments accept \`Idempotency-Key\`
-  (1..255 printable ASCII, kept 48 h); a replay answers the stored response with \`Idempotent-Replayed: true\`.
-* **Rate limits**: per key (default 600/min), with \`RateLimit-Policy\` and \`RateLimit\` headers (IETF draft-10) and
-  \`Retry-After\` on 429.
-* **Webhooks**: signed with HMAC-SHA256 over \`timestamp.raw_body\`; see the README.`;
-
-function errorsPage(): string {
-  const rows = (Object.keys(ERROR_CODES) as ErrorCode[])
-    .map((c) => `<tr id="${c}"><td><code>${c}</code></td><td>${ERROR_CODES[c].status}</td><td>${ERROR_DESCRIPTIONS[c]}</td></tr>`)
-    .join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error codes</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:900px;margin:2rem auto;padding:0 1rem}td,th{padding:.4rem .6rem;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}:target{background:#fff6d5}</style>
-</head><body><h1>Error codes</h1><p>Every error is an RFC 9457 problem (<code>application/problem+json</code>) whose <code>type</code> links here and whose <code>code</code> is one of these.</p>
-<table><tr><th>code</th><th>status</th><th>meaning</th></tr>${rows}</table></body></html>`;
 }

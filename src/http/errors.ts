@@ -1,9 +1,39 @@
 // RFC 9457 problem details: one error type, one table of codes, one way to render them.
 
+/** The `code` of one entry of `errors[]`: what is wrong with that one field. */
+export const FIELD_ERROR_CODES = {
+  required: 'The field is missing (or, for an adjustment row, neither variant_id nor sku is given).',
+  unknown_field: 'The field is not part of this request; unknown fields are refused, not ignored.',
+  invalid_type: 'The value has the wrong JSON type.',
+  invalid_format: 'The value does not have the required format (uuid, date-time, https URL, money with at most 2 decimals…).',
+  invalid_value: 'The value is not one of the allowed values; the message lists them.',
+  out_of_range: 'A number outside its range (an adjustment of 0, a limit above 250, an order total too large…).',
+  too_short: 'A string shorter than its minimum length.',
+  too_long: 'A string longer than its maximum length.',
+  too_few: 'A list with fewer items than required (a product must keep at least one variant).',
+  too_many: 'A list with more items than allowed.',
+  duplicate: 'A value repeated where each must be unique (a list item, or a SKU within one request).',
+  one_of: 'Exactly one of two fields must be given (video_url or video_asset_id).',
+  unknown_id: 'An id that is unknown, belongs to another merchant, or is hidden by the key\'s locations.',
+  unknown_sku: 'The SKU matches none of the merchant\'s variants.',
+  ambiguous_sku: 'The SKU matches several variants; send variant_id.',
+  mismatch: 'Two fields of one row disagree (the sku is not the given variant\'s).',
+  taken: 'The value is already used by another record (a native SKU, a portal email).',
+  negative_on_hand: 'The adjustment would leave on_hand below zero.',
+  exceeds_fulfillable: 'The quantity is more than the line item still has to fulfil.',
+  insufficient_inventory: 'The quantity is more than is available for a deny-policy variant (order intake).',
+  location_forbidden: 'The row names a location outside the key\'s locations.',
+  forbidden_address: 'The URL points at a private, loopback or link-local address.',
+  invalid: 'Any other rule.',
+} as const;
+
+export type FieldErrorCode = keyof typeof FIELD_ERROR_CODES;
+
 export interface FieldError {
+  /** JSON pointer into the request (body, query or header). */
   path: string;
   message: string;
-  code: string;
+  code: FieldErrorCode;
 }
 
 export const ERROR_CODES = {
@@ -67,7 +97,7 @@ export class AppError extends Error {
 
 export const notFound = (what = 'record') => new AppError('not_found', `No such ${what}.`);
 
-export function invalid(path: string, message: string, code = 'invalid'): AppError {
+export function invalid(path: string, message: string, code: FieldErrorCode = 'invalid'): AppError {
   return new AppError('validation_failed', `${path.slice(1) || 'body'}: ${message}`, [{ path, message, code }]);
 }
 

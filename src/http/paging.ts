@@ -15,10 +15,13 @@ export const PageQuery = {
   updated_after: Type.String({ format: 'date-time', description: 'Only rows updated strictly after this instant (ISO-8601).' }),
 };
 
-export const ListMeta = Type.Object({
-  limit: Type.Integer(),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const ListMeta = Type.Object(
+  {
+    limit: Type.Integer({ description: 'The page size used.' }),
+    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  },
+  { 'x-component': 'ListMeta' },
+);
 
 export interface Position {
   updatedAt: string;

@@ -1,49 +1,74 @@
-// Schema pieces shared by routes: ids, envelopes, problems.
+// Schema pieces shared by routes: ids, enums, named components, envelopes, problems.
+// A route's TypeBox schema is its validation, its TypeScript type (Static<>) and its part of the
+// OpenAPI document; the marks below only tell the document builder (src/openapi/) how to name it.
 import { Type, type TSchema } from 'typebox';
+import { ERROR_CODES, FIELD_ERROR_CODES, type ErrorCode, type FieldErrorCode } from './errors.ts';
 import { ListMeta } from './paging.ts';
+
+/** Marks a schema as the named component `name` of the document (`#/components/schemas/<name>`). */
+export const component = <T extends TSchema>(name: string, schema: T): T => ({ ...schema, 'x-component': name });
+
+/** A string enum, published as `enum` (so renderers and generators show the values). */
+export const Enum = <const V extends readonly string[]>(values: V, options: { description?: string; default?: V[number] } = {}) =>
+  Type.Unsafe<V[number]>({ type: 'string', enum: [...values], ...options });
 
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 export const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const RequestId = Type.String({ format: 'uuid', description: 'Equal to the X-Request-Id header (an idempotent replay keeps the original).' });
 
 export const IdParams = Type.Object({ id: Uuid() });
 
-export const Problem = Type.Object(
-  {
-    type: Type.String(),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String(),
-    code: Type.String(),
-    request_id: Type.String({ format: 'uuid' }),
-    errors: Type.Optional(
-      Type.Array(Type.Object({ path: Type.String({ description: 'JSON pointer' }), message: Type.String(), code: Type.String() })),
-    ),
-  },
-  { description: 'RFC 9457 problem details' },
+const nameOf = (schema: TSchema) => (schema as { 'x-component'?: string })['x-component'];
+const named = <T extends TSchema>(name: string | undefined, schema: T) => (name ? component(name, schema) : schema);
+
+/** A single-record answer (`<Item>Response`); `description` becomes the response's description. */
+export const One = <T extends TSchema>(data: T, description: string) =>
+  named(nameOf(data) && `${nameOf(data)}Response`, Type.Object({ data, request_id: RequestId }, { description }));
+/** A list page (`<Item>List`); `description` becomes the response's description. */
+export const Many = <T extends TSchema>(item: T, description: string) =>
+  named(nameOf(item) && `${nameOf(item)}List`, Type.Object({ data: Type.Array(item), request_id: RequestId, meta: ListMeta }, { description }));
+
+export const FieldErrorSchema = component(
+  'FieldError',
+  Type.Object({
+    path: Type.String({ description: 'JSON pointer to the offending field of the request (`/adjustments/2/sku`).' }),
+    message: Type.String(),
+    code: Enum(Object.keys(FIELD_ERROR_CODES) as FieldErrorCode[], { description: 'Stable code of the field error; see /errors#field-codes.' }),
+  }),
 );
 
-/** A single-record answer; `description` becomes the response's description in the document. */
-export const One = <T extends TSchema>(data: T, description: string) => Type.Object({ data, request_id: Type.String({ format: 'uuid' }) }, { description });
-/** A list page; `description` becomes the response's description in the document. */
-export const Many = <T extends TSchema>(item: T, description: string) =>
-  Type.Object({ data: Type.Array(item), request_id: Type.String({ format: 'uuid' }), meta: ListMeta }, { description });
+const problemFields = (codes: ErrorCode[]) => ({
+  type: Type.String({ description: 'A link to the code\'s documentation on /errors.' }),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String(),
+  code: Enum(codes, { description: 'Stable error code; see /errors.' }),
+  request_id: RequestId,
+  errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'One entry per offending field (validation_failed, insufficient_inventory).' })),
+});
 
-/** Error answers, for the OpenAPI document. */
-export const problems = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { ...Problem, description: PROBLEM_TEXT[s] ?? 'Error' }]));
+/** RFC 9457 problem details, any code (the document's `Problem` component). */
+export const Problem = Type.Object(problemFields(Object.keys(ERROR_CODES) as ErrorCode[]), { description: 'RFC 9457 problem details' });
 
-const PROBLEM_TEXT: Record<number, string> = {
-  400: 'malformed_request',
-  401: 'unauthorized',
-  403: 'insufficient_scope or location_forbidden',
-  404: 'not_found',
-  409: 'read_only_record, invalid_state or idempotency_in_progress',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  422: 'validation_failed (errors[] names each field), insufficient_inventory or idempotency_key_reused',
-  429: 'rate_limited',
-};
+/** Error answers of one operation: one response per status, `code` limited to the given codes. */
+export function problems(...codes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      Type.Object(problemFields(list), { description: list.map((c) => ERROR_CODES[c].title).join('; '), 'x-problem': list }),
+    ]),
+  );
+}
 
-export const READ_ERRORS = [400, 401, 403, 404, 422, 429];
-export const WRITE_ERRORS = [400, 401, 403, 404, 409, 413, 415, 422, 429];
+// The error codes each kind of integration operation can answer, beside its own.
+const ALWAYS: ErrorCode[] = ['unauthorized', 'rate_limited', 'internal_error', 'service_unavailable'];
+const WITH_BODY: ErrorCode[] = ['malformed_request', 'payload_too_large', 'unsupported_media_type', 'validation_failed'];
+const IDEMPOTENT: ErrorCode[] = ['idempotency_in_progress', 'idempotency_key_reused'];
+export const LIST_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', 'malformed_request', 'validation_failed'];
+export const GET_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', 'not_found'];
+export const CREATE_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', ...WITH_BODY];
+export const UPDATE_ERRORS: ErrorCode[] = [...CREATE_ERRORS, 'not_found', 'read_only_record'];
+export const IDEMPOTENT_ERRORS: ErrorCode[] = [...CREATE_ERRORS, ...IDEMPOTENT];

@@ -2,7 +2,7 @@
 // (query strings are: they are text by nature). Ajv errors become 422s with JSON pointers.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { AppError, type FieldError, invalidFields } from './errors.ts';
+import { AppError, type FieldError, type FieldErrorCode, invalidFields } from './errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -25,7 +25,7 @@ export function validatorCompiler({ schema, httpPart }: { schema: object; httpPa
   return (httpPart === 'querystring' ? queryAjv : bodyAjv).compile(schema);
 }
 
-const KEYWORD_CODES: Record<string, string> = {
+const KEYWORD_CODES: Record<string, FieldErrorCode> = {
   required: 'required',
   additionalProperties: 'unknown_field',
   type: 'invalid_type',

@@ -1,9 +1,11 @@
 // Response and request schemas of the catalog resources (the OpenAPI document is built from them).
 import { Type } from 'typebox';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Enum, Nullable, Timestamp, Uuid, component } from '../../http/schemas.ts';
 
-export const Source = Type.Union([Type.Literal('native'), Type.Literal('connected')], { description: 'native: written through this API; connected: synced from an external source, read-only' });
-export const ReviewStatus = Type.Union([Type.Literal('not_submitted'), Type.Literal('in_review'), Type.Literal('approved'), Type.Literal('rejected')]);
+export const Source = component('Source', Enum(['native', 'connected'], { description: 'native: written through this API; connected: synced from an external source, read-only' }));
+export const ReviewStatus = component('ReviewStatus', Enum(['not_submitted', 'in_review', 'approved', 'rejected'], { description: 'Review of native title/description changes: submit sets in_review; the operator approves or rejects.' }));
+export const InventoryPolicy = component('InventoryPolicy', Enum(['deny', 'continue'], { description: 'deny: orders may not exceed available stock; continue: available may go below zero.' }));
+export const WeightUnit = component('WeightUnit', Enum(['g', 'kg', 'lb', 'oz']));
 export const Title = Type.String({ minLength: 1, maxLength: 255 });
 export const Description = Type.String({ maxLength: 65535 });
 export const IdList = (what: string, max = 250) => Type.Array(Uuid(), { maxItems: max, uniqueItems: true, description: `${what} ids of this merchant (full set)` });
@@ -18,25 +20,28 @@ export const VariantFields = {
   price: Type.Optional(Money('Price in the merchant currency; required on every new variant')),
   compare_at_price: Type.Optional(Nullable(Money('Compare-at price'))),
   barcode: Type.Optional(Text(64)),
-  inventory_policy: Type.Optional(Type.Union([Type.Literal('deny'), Type.Literal('continue')], { description: 'deny: orders may not exceed available stock (default)' })),
+  inventory_policy: Type.Optional(Enum(['deny', 'continue'], { description: 'deny: orders may not exceed available stock (default); continue: available may go below zero' })),
   media_asset_id: Type.Optional(Nullable(Uuid('A media asset of this merchant'))),
   shipping_profile: Type.Optional(Text(100)),
   requires_shipping: Type.Optional(Type.Boolean({ description: 'Default true' })),
   weight: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1000000 }))),
-  weight_unit: Type.Optional(Type.Union([Type.Literal('g'), Type.Literal('kg'), Type.Literal('lb'), Type.Literal('oz')], { description: 'Default g' })),
+  weight_unit: Type.Optional(Enum(['g', 'kg', 'lb', 'oz'], { description: 'Default g' })),
 };
 
 export const VariantCreate = Type.Object(VariantFields, { additionalProperties: false });
 export const VariantPatch = Type.Object({ id: Type.Optional(Uuid('An existing variant of this product; omit to create a new one')), ...VariantFields }, { additionalProperties: false });
 
-export const Inventory = Type.Object({
-  fulfillment_location_id: Uuid(),
-  on_hand: Type.Integer(),
-  committed: Type.Integer(),
-  available: Type.Integer({ description: 'on_hand - committed' }),
-});
+export const Inventory = component(
+  'VariantInventory',
+  Type.Object({
+    fulfillment_location_id: Uuid(),
+    on_hand: Type.Integer(),
+    committed: Type.Integer(),
+    available: Type.Integer({ description: 'on_hand - committed' }),
+  }),
+);
 
-export const Variant = Type.Object({
+export const Variant = component('Variant', Type.Object({
   id: Uuid(),
   external_id: Nullable(Type.String()),
   sku: Nullable(Type.String()),
@@ -46,16 +51,21 @@ export const Variant = Type.Object({
   price: Type.Number(),
   compare_at_price: Nullable(Type.Number()),
   barcode: Nullable(Type.String()),
-  inventory_policy: Type.Union([Type.Literal('deny'), Type.Literal('continue')]),
+  inventory_policy: InventoryPolicy,
   media_asset_id: Nullable(Uuid()),
   shipping_profile: Nullable(Type.String()),
   requires_shipping: Type.Boolean(),
   weight: Nullable(Type.Number()),
-  weight_unit: Type.String(),
+  weight_unit: WeightUnit,
   inventory: Type.Array(Inventory, { description: 'One entry per location with stock for this variant (only the key\'s locations)' }),
-});
+}));
 
-export const Product = Type.Object({
+export const ProductMedia = component(
+  'ProductMedia',
+  Type.Object({ id: Uuid('The media asset id.'), url: Nullable(Type.String()), kind: Enum(['image', 'video']), position: Type.Integer({ description: '0 for the primary image, then the gallery in order.' }) }),
+);
+
+export const Product = component('Product', Type.Object({
   id: Uuid(),
   source: Source,
   source_name: Nullable(Type.String()),
@@ -63,7 +73,7 @@ export const Product = Type.Object({
   title: Type.String(),
   description: Nullable(Type.String()),
   handle: Type.String(),
-  status: Type.Union([Type.Literal('draft'), Type.Literal('active'), Type.Literal('archived')]),
+  status: Enum(['draft', 'active', 'archived'], { description: 'Native products are created draft; a first approval makes them active.' }),
   review_status: ReviewStatus,
   pending_title: Nullable(Type.String()),
   pending_description: Nullable(Type.String()),
@@ -71,18 +81,18 @@ export const Product = Type.Object({
   primary_image_asset_id: Nullable(Uuid()),
   gallery_asset_ids: Type.Array(Uuid()),
   tag_ids: Type.Array(Uuid()),
-  media: Type.Array(Type.Object({ id: Uuid(), url: Nullable(Type.String()), kind: Type.String(), position: Type.Integer() })),
+  media: Type.Array(ProductMedia, { description: 'The primary image first, then the gallery.' }),
   variants: Type.Array(Variant),
   created_at: Timestamp(),
   updated_at: Timestamp(),
-});
+}));
 
-export const Collection = Type.Object({
+export const Collection = component('Collection', Type.Object({
   id: Uuid(),
   source: Source,
   source_name: Nullable(Type.String()),
   external_id: Nullable(Type.String()),
-  kind: Type.Union([Type.Literal('manual'), Type.Literal('smart')]),
+  kind: Enum(['manual', 'smart'], { description: 'Native collections are manual.' }),
   title: Type.String(),
   description: Nullable(Type.String()),
   handle: Type.String(),
@@ -94,16 +104,16 @@ export const Collection = Type.Object({
   tag_ids: Type.Array(Uuid()),
   created_at: Timestamp(),
   updated_at: Timestamp(),
-});
+}));
 
-export const SocialVideo = Type.Object({
+export const SocialVideo = component('SocialVideo', Type.Object({
   id: Uuid(),
   source: Source,
   source_name: Nullable(Type.String()),
   external_id: Nullable(Type.String()),
   title: Type.String(),
   description: Nullable(Type.String()),
-  status: Type.Union([Type.Literal('draft'), Type.Literal('published')]),
+  status: Enum(['draft', 'published']),
   video_url: Nullable(Type.String()),
   video_asset_id: Nullable(Uuid()),
   thumbnail_asset_id: Nullable(Uuid()),
@@ -111,4 +121,4 @@ export const SocialVideo = Type.Object({
   collection_ids: Type.Array(Uuid()),
   created_at: Timestamp(),
   updated_at: Timestamp(),
-});
+}));

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ctxOf, requireScope } from '../../http/context.ts';
 import { PageQuery, pageRequest } from '../../http/paging.ts';
-import { IdParams, Many, Nullable, One, READ_ERRORS, Uuid, WRITE_ERRORS, problems } from '../../http/schemas.ts';
+import { IdParams, Many, Nullable, One, CREATE_ERRORS, GET_ERRORS, LIST_ERRORS, UPDATE_ERRORS, Uuid, problems } from '../../http/schemas.ts';
 import { Collection, Description, IdList, Title } from '../catalog/schemas.ts';
 import { createCollection, getCollection, listCollections, updateCollection } from './service.ts';
 
@@ -35,7 +35,7 @@ const CollectionPatch = Type.Object(
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/collections',
-    { config: { scope: 'collections.read' }, schema: { operationId: 'listCollections', tags: ['Collections'], summary: 'List collections', querystring: ListQuery, response: { 200: Many(Collection, 'A page of collections.'), ...problems(...READ_ERRORS) } } },
+    { config: { scope: 'collections.read' }, schema: { operationId: 'listCollections', tags: ['Collections'], summary: 'List collections', querystring: ListQuery, response: { 200: Many(Collection, 'A page of collections.'), ...problems(...LIST_ERRORS) } } },
     async (req) => {
       const { items, meta } = await listCollections(ctxOf(req), pageRequest(app.secret, '/collections', req.query), req.query);
       return { data: items, request_id: req.id, meta };
@@ -43,12 +43,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get(
     '/collections/:id',
-    { config: { scope: 'collections.read' }, schema: { operationId: 'getCollection', tags: ['Collections'], summary: 'Get a collection', params: IdParams, response: { 200: One(Collection, 'The collection.'), ...problems(...READ_ERRORS) } } },
+    { config: { scope: 'collections.read' }, schema: { operationId: 'getCollection', tags: ['Collections'], summary: 'Get a collection', params: IdParams, response: { 200: One(Collection, 'The collection.'), ...problems(...GET_ERRORS) } } },
     async (req) => ({ data: await getCollection(ctxOf(req), req.params.id), request_id: req.id }),
   );
   app.post(
     '/collections',
-    { config: { scope: 'collections.write' }, schema: { operationId: 'createCollection', tags: ['Collections'], summary: 'Create a native manual collection', description: 'Smart collections cannot be created here.', body: CollectionCreate, response: { 201: One(Collection, 'The collection created.'), ...problems(...WRITE_ERRORS) } } },
+    { config: { scope: 'collections.write' }, schema: { operationId: 'createCollection', tags: ['Collections'], summary: 'Create a native manual collection', description: 'Smart collections cannot be created here.', body: CollectionCreate, response: { 201: One(Collection, 'The collection created.'), ...problems(...CREATE_ERRORS) } } },
     async (req, reply) => {
       if (req.body.submit) requireScope(req, 'collections.submit');
       const c = await createCollection(ctxOf(req), req.body);
@@ -60,7 +60,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/collections/:id',
     {
       config: { scope: 'collections.write' },
-      schema: { operationId: 'updateCollection', tags: ['Collections'], summary: 'Update a native collection', description: 'title/description become pending until review; product_ids and tag_ids are full replacement sets. Connected collections answer 409 read_only_record.', params: IdParams, body: CollectionPatch, response: { 200: One(Collection, 'The collection after the change.'), ...problems(...WRITE_ERRORS) } },
+      schema: { operationId: 'updateCollection', tags: ['Collections'], summary: 'Update a native collection', description: 'title/description become pending until review; product_ids and tag_ids are full replacement sets. Connected collections answer 409 read_only_record.', params: IdParams, body: CollectionPatch, response: { 200: One(Collection, 'The collection after the change.'), ...problems(...UPDATE_ERRORS) } },
     },
     async (req) => {
       if (req.body.submit) requireScope(req, 'collections.submit');

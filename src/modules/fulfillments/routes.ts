@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { ctxOf } from '../../http/context.ts';
 import { idempotentWrite } from '../../http/idempotency.ts';
 import { PageQuery, pageRequest } from '../../http/paging.ts';
-import { IdParams, Many, Nullable, One, READ_ERRORS, Timestamp, Uuid, WRITE_ERRORS, problems } from '../../http/schemas.ts';
+import { Enum, GET_ERRORS, IDEMPOTENT_ERRORS, IdParams, LIST_ERRORS, Many, Nullable, One, Timestamp, Uuid, component, problems } from '../../http/schemas.ts';
 import { attachTracking, createFulfillment, getFulfillment, listFulfillments } from './service.ts';
 
 const Text = Nullable(Type.String());
@@ -13,22 +13,22 @@ const IdempotencyHeader = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ description: '1..255 printable ASCII; the same key and payload replays the stored answer.' })),
 });
 
-export const FulfillmentSchema = Type.Object({
+export const FulfillmentSchema = component('Fulfillment', Type.Object({
   id: Uuid(),
   merchant_order_id: Uuid(),
   fulfillment_location_id: Uuid(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('shipped'), Type.Literal('cancelled')]),
+  status: component('FulfillmentStatus', Enum(['pending', 'shipped', 'cancelled'], { description: 'Attaching tracking makes it shipped.' })),
   carrier_name: Text,
   service_level: Text,
-  tracking: Nullable(Type.Object({ tracking_number: Type.String(), tracking_url: Text, carrier_name: Text, service_level: Text })),
-  items: Type.Array(Type.Object({ merchant_order_item_id: Uuid(), quantity: Type.Integer() })),
+  tracking: Nullable(component('Tracking', Type.Object({ tracking_number: Type.String(), tracking_url: Text, carrier_name: Text, service_level: Text }))),
+  items: Type.Array(component('FulfillmentItem', Type.Object({ merchant_order_item_id: Uuid(), quantity: Type.Integer() }))),
   created_at: Timestamp(),
   updated_at: Timestamp(),
-});
+}));
 
 const ListQuery = Type.Object(
   {
-    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('shipped'), Type.Literal('cancelled')], { description: 'Only fulfillments in this status.' })),
+    status: Type.Optional(Enum(['pending', 'shipped', 'cancelled'], { description: 'Only fulfillments in this status.' })),
     updated_after: Type.Optional(PageQuery.updated_after),
     limit: Type.Optional(PageQuery.limit),
     cursor: Type.Optional(PageQuery.cursor),
@@ -76,7 +76,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List fulfillments',
         description: 'Fulfillments with tracking and items, ordered by (updated_at, id). A location-restricted key sees only fulfillments of its locations.',
         querystring: ListQuery,
-        response: { 200: Many(FulfillmentSchema, 'A page of fulfillments.'), ...problems(...READ_ERRORS) },
+        response: { 200: Many(FulfillmentSchema, 'A page of fulfillments.'), ...problems(...LIST_ERRORS) },
       },
     },
     async (req) => {
@@ -90,7 +90,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/fulfillments/:id',
     {
       config: { scope: 'fulfillments.read' },
-      schema: { operationId: 'getFulfillment', tags: ['Fulfillments'], summary: 'Get a fulfillment', params: IdParams, response: { 200: One(FulfillmentSchema, 'The fulfillment.'), ...problems(...READ_ERRORS) } },
+      schema: { operationId: 'getFulfillment', tags: ['Fulfillments'], summary: 'Get a fulfillment', params: IdParams, response: { 200: One(FulfillmentSchema, 'The fulfillment.'), ...problems(...GET_ERRORS) } },
     },
     async (req) => ({ data: await getFulfillment(ctxOf(req), req.params.id), request_id: req.id }),
   );
@@ -107,7 +107,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           'Fulfils items of an open order: quantities leave on_hand and committed at the order\'s location, and the order closes when every item is fulfilled. A quantity above what is still fulfillable is 422 naming the item (several entries for one item count together); an order that is not open is 409 `invalid_state`. Supports `Idempotency-Key`.',
         headers: IdempotencyHeader,
         body: CreateBody,
-        response: { 201: One(FulfillmentSchema, 'The fulfillment created (or, with `Idempotent-Replayed: true`, the stored answer).'), ...problems(...WRITE_ERRORS) },
+        response: { 201: One(FulfillmentSchema, 'The fulfillment created (or, with `Idempotent-Replayed: true`, the stored answer).'), ...problems(...IDEMPOTENT_ERRORS, 'invalid_state') },
       },
     },
     async (req, reply) => {
@@ -132,7 +132,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         headers: IdempotencyHeader,
         params: IdParams,
         body: TrackingBody,
-        response: { 200: One(FulfillmentSchema, 'The fulfillment, now shipped (or, with `Idempotent-Replayed: true`, the stored answer).'), ...problems(...WRITE_ERRORS) },
+        response: { 200: One(FulfillmentSchema, 'The fulfillment, now shipped (or, with `Idempotent-Replayed: true`, the stored answer).'), ...problems(...IDEMPOTENT_ERRORS, 'not_found', 'invalid_state') },
       },
     },
     async (req, reply) => {

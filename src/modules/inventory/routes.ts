@@ -4,10 +4,10 @@ import { Type } from 'typebox';
 import { ctxOf } from '../../http/context.ts';
 import { idempotentWrite } from '../../http/idempotency.ts';
 import { PageQuery, pageRequest } from '../../http/paging.ts';
-import { Many, Nullable, One, READ_ERRORS, Timestamp, Uuid, WRITE_ERRORS, problems } from '../../http/schemas.ts';
+import { IDEMPOTENT_ERRORS, LIST_ERRORS, Many, Nullable, RequestId, Timestamp, Uuid, component, problems } from '../../http/schemas.ts';
 import { adjustInventory, listInventory } from './service.ts';
 
-export const InventoryRowSchema = Type.Object({
+export const InventoryRowSchema = component('InventoryRow', Type.Object({
   id: Uuid(),
   variant_id: Uuid(),
   product_id: Uuid(),
@@ -17,7 +17,7 @@ export const InventoryRowSchema = Type.Object({
   committed: Type.Integer({ description: 'Held by open orders, not yet fulfilled.' }),
   available: Type.Integer({ description: 'on_hand - committed; may be negative for continue-policy variants.' }),
   updated_at: Timestamp(),
-});
+}));
 
 const ListQuery = Type.Object(
   {
@@ -59,7 +59,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Rows of the key\'s locations, ordered by (updated_at, id). A `location_id` outside the key\'s locations answers 403 `location_forbidden`; one that is not the merchant\'s answers 422.',
         querystring: ListQuery,
-        response: { 200: Many(InventoryRowSchema, 'A page of inventory rows.'), ...problems(...READ_ERRORS) },
+        response: { 200: Many(InventoryRowSchema, 'A page of inventory rows.'), ...problems(...LIST_ERRORS, 'location_forbidden') },
       },
     },
     async (req) => {
@@ -82,8 +82,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'Replays the stored answer for the same key and payload.' })) }),
         body: AdjustmentBody,
         response: {
-          200: Type.Object({ data: Type.Array(InventoryRowSchema), request_id: Type.String({ format: 'uuid' }) }, { description: 'The resulting inventory rows, in request order (or, with `Idempotent-Replayed: true`, the stored answer).' }),
-          ...problems(...WRITE_ERRORS),
+          200: component('InventoryAdjustmentResult', Type.Object({ data: Type.Array(InventoryRowSchema), request_id: RequestId }, { description: 'The resulting inventory rows, in request order (or, with `Idempotent-Replayed: true`, the stored answer).' })),
+          ...problems(...IDEMPOTENT_ERRORS, 'location_forbidden'),
         },
       },
     },

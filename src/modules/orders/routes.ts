@@ -3,21 +3,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ctxOf } from '../../http/context.ts';
 import { PageQuery, pageRequest } from '../../http/paging.ts';
-import { IdParams, Many, Nullable, One, READ_ERRORS, Timestamp, Uuid, problems } from '../../http/schemas.ts';
+import { Enum, GET_ERRORS, IdParams, LIST_ERRORS, Many, Nullable, One, Timestamp, Uuid, component, problems } from '../../http/schemas.ts';
 import { getOrder, listOrders } from './service.ts';
 
 const Text = Nullable(Type.String());
 
-export const OrderSchema = Type.Object({
+export const OrderStatus = component('OrderStatus', Enum(['open', 'closed', 'cancelled'], { description: 'An order becomes closed when fully fulfilled.' }));
+export const FulfillmentStatus = component('OrderFulfillmentStatus', Enum(['unfulfilled', 'partially_fulfilled', 'fulfilled']));
+
+export const OrderSchema = component('Order', Type.Object({
   id: Uuid(),
   order_number: Type.Integer({ description: 'Per merchant, from 1001.' }),
-  status: Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('cancelled')], { description: 'An order becomes closed when fully fulfilled.' }),
-  fulfillment_status: Type.Union([Type.Literal('unfulfilled'), Type.Literal('partially_fulfilled'), Type.Literal('fulfilled')]),
+  status: OrderStatus,
+  fulfillment_status: FulfillmentStatus,
   fulfillment_location_id: Uuid(),
   currency: Type.String({ description: 'ISO 4217 code.' }),
   total_price: Type.Number({ description: 'Sum of price × quantity over the line items.' }),
-  customer: Type.Object({ name: Text, email: Text, phone: Text }),
-  shipping_address: Type.Object({
+  customer: component('Customer', Type.Object({ name: Text, email: Text, phone: Text })),
+  shipping_address: component('ShippingAddress', Type.Object({
     name: Text,
     company: Text,
     address1: Text,
@@ -27,9 +30,9 @@ export const OrderSchema = Type.Object({
     postal_code: Text,
     country_code: Text,
     phone: Text,
-  }),
+  })),
   line_items: Type.Array(
-    Type.Object({
+    component('OrderLineItem', Type.Object({
       id: Uuid('The merchant_order_item_id to fulfil.'),
       product_id: Nullable(Uuid()),
       variant_id: Nullable(Uuid()),
@@ -40,20 +43,20 @@ export const OrderSchema = Type.Object({
       fulfilled_quantity: Type.Integer({ description: 'In fulfillments that are not cancelled.' }),
       fulfillable_quantity: Type.Integer({ description: 'Still to fulfil; 0 unless the order is open.' }),
       price: Type.Number(),
-    }),
+    })),
   ),
-  fulfillment_summary: Type.Object({
+  fulfillment_summary: component('FulfillmentSummary', Type.Object({
     fulfilled_quantity: Type.Integer(),
     total_quantity: Type.Integer(),
     fulfillment_ids: Type.Array(Uuid(), { description: 'Every fulfillment of the order, cancelled ones included, oldest first.' }),
-  }),
+  })),
   created_at: Timestamp(),
   updated_at: Timestamp(),
-});
+}));
 
 const ListQuery = Type.Object(
   {
-    status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('cancelled')], { description: 'Only orders in this status.' })),
+    status: Type.Optional(Enum(['open', 'closed', 'cancelled'], { description: 'Only orders in this status.' })),
     created_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only orders created strictly after this instant.' })),
     updated_after: Type.Optional(PageQuery.updated_after),
     limit: Type.Optional(PageQuery.limit),
@@ -73,7 +76,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List orders',
         description: 'Orders with line items and fulfillment summary, ordered by (updated_at, id). A location-restricted key sees only orders of its locations.',
         querystring: ListQuery,
-        response: { 200: Many(OrderSchema, 'A page of orders.'), ...problems(...READ_ERRORS) },
+        response: { 200: Many(OrderSchema, 'A page of orders.'), ...problems(...LIST_ERRORS) },
       },
     },
     async (req) => {
@@ -87,7 +90,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/orders/:id',
     {
       config: { scope: 'orders.read' },
-      schema: { operationId: 'getOrder', tags: ['Orders'], summary: 'Get an order', params: IdParams, response: { 200: One(OrderSchema, 'The order.'), ...problems(...READ_ERRORS) } },
+      schema: { operationId: 'getOrder', tags: ['Orders'], summary: 'Get an order', params: IdParams, response: { 200: One(OrderSchema, 'The order.'), ...problems(...GET_ERRORS) } },
     },
     async (req) => ({ data: await getOrder(ctxOf(req), req.params.id), request_id: req.id }),
   );

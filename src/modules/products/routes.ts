@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ctxOf, requireScope } from '../../http/context.ts';
 import { PageQuery, pageRequest } from '../../http/paging.ts';
-import { IdParams, Many, Nullable, One, READ_ERRORS, Uuid, WRITE_ERRORS, problems } from '../../http/schemas.ts';
+import { IdParams, Many, Nullable, One, CREATE_ERRORS, GET_ERRORS, LIST_ERRORS, UPDATE_ERRORS, Uuid, problems } from '../../http/schemas.ts';
 import { Description, IdList, Product, Title, VariantCreate, VariantPatch } from '../catalog/schemas.ts';
 import { createProduct, getProduct, listProducts, updateProduct } from './service.ts';
 
@@ -39,7 +39,7 @@ const ProductPatch = Type.Object(
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/products',
-    { config: { scope: 'products.read' }, schema: { operationId: 'listProducts', tags: ['Products'], summary: 'List products', description: 'Native and connected products with variants, media and inventory (for the key\'s locations), ordered by (updated_at, id).', querystring: ListQuery, response: { 200: Many(Product, 'A page of products.'), ...problems(...READ_ERRORS) } } },
+    { config: { scope: 'products.read' }, schema: { operationId: 'listProducts', tags: ['Products'], summary: 'List products', description: 'Native and connected products with variants, media and inventory (for the key\'s locations), ordered by (updated_at, id).', querystring: ListQuery, response: { 200: Many(Product, 'A page of products.'), ...problems(...LIST_ERRORS) } } },
     async (req) => {
       const { items, meta } = await listProducts(ctxOf(req), pageRequest(app.secret, '/products', req.query), req.query);
       return { data: items, request_id: req.id, meta };
@@ -48,7 +48,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/products/:id',
-    { config: { scope: 'products.read' }, schema: { operationId: 'getProduct', tags: ['Products'], summary: 'Get a product', params: IdParams, response: { 200: One(Product, 'The product.'), ...problems(...READ_ERRORS) } } },
+    { config: { scope: 'products.read' }, schema: { operationId: 'getProduct', tags: ['Products'], summary: 'Get a product', params: IdParams, response: { 200: One(Product, 'The product.'), ...problems(...GET_ERRORS) } } },
     async (req) => ({ data: await getProduct(ctxOf(req), req.params.id), request_id: req.id }),
   );
 
@@ -56,7 +56,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/products',
     {
       config: { scope: 'products.write' },
-      schema: { operationId: 'createProduct', tags: ['Products'], summary: 'Create a native product', description: 'Created as `draft`. `submit: true` (needs products.submit) sends it to review.', body: ProductCreate, response: { 201: One(Product, 'The product created.'), ...problems(...WRITE_ERRORS) } },
+      schema: { operationId: 'createProduct', tags: ['Products'], summary: 'Create a native product', description: 'Created as `draft`. `submit: true` (needs products.submit) sends it to review.', body: ProductCreate, response: { 201: One(Product, 'The product created.'), ...problems(...CREATE_ERRORS) } },
     },
     async (req, reply) => {
       if (req.body.submit) requireScope(req, 'products.submit');
@@ -77,7 +77,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'title/description become pending values until review approves them; variants and tag_ids apply at once as full replacement sets. Connected products answer 409 read_only_record.',
         params: IdParams,
         body: ProductPatch,
-        response: { 200: One(Product, 'The product after the change.'), ...problems(...WRITE_ERRORS) },
+        response: { 200: One(Product, 'The product after the change.'), ...problems(...UPDATE_ERRORS) },
       },
     },
     async (req) => {

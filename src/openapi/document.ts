@@ -1,0 +1,172 @@
+// Shapes the document @fastify/swagger generates from the route schemas into the two published
+// ones: the integration API's and the operator API's. Named schemas become components and are
+// referenced everywhere; errors become application/problem+json with the codes each operation
+// can answer; every response header is documented; the Idempotency-Key parameter is shared.
+import { ERROR_DESCRIPTIONS, type ErrorCode } from '../http/errors.ts';
+import { Problem } from '../http/schemas.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+export type OpenApiDocument = Json;
+
+const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const clone = <T>(v: T): T => structuredClone(v);
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': { description: 'The request\'s id; equal to `request_id` in the body (an idempotent replay\'s body keeps the original one).', required: true, schema: { type: 'string', format: 'uuid' } },
+  RateLimit: { description: 'Remaining requests and seconds until the window resets (IETF draft-10), e.g. `"default";r=599;t=60`.', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'The key\'s quota and window (IETF draft-10), e.g. `"default";q=600;w=60`.', schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
+  'Retry-After-Optional': { description: 'Seconds to wait before retrying; sent with `idempotency_in_progress`.', schema: { type: 'integer', minimum: 0 } },
+  Location: { description: 'The new record\'s URL (its GET).', required: true, schema: { type: 'string' } },
+  'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key; nothing was applied again.', schema: { type: 'string', enum: ['true'] } },
+  'WWW-Authenticate': { description: 'The authentication scheme to use: `Bearer`.', required: true, schema: { type: 'string' } },
+};
+
+export const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the write safe to retry: 1 to 255 printable ASCII characters (space to `~`), or the same in double quotes (the draft\'s structured-field form). Scoped to the merchant, method and path, and kept at least 48 h. The same key with the same body replays the stored answer with `Idempotent-Replayed: true`; with a different body it is 422 `idempotency_key_reused`; while the first request is still running it is 409 `idempotency_in_progress`. 401, 403, 429 and 5xx answers are not stored.',
+  schema: { type: 'string', minLength: 1, maxLength: 257, pattern: '^(?:[\\x20-\\x7E]{1,255}|"[\\x20-\\x7E]{1,255}")$' },
+  example: '3f1c9e0a-fulfil-order-1001',
+};
+
+/** Walks a generated schema, moving every `x-component` schema into `schemas` and referencing it. */
+function hoist(node: Json, schemas: Record<string, Json>): Json {
+  if (Array.isArray(node)) return node.map((n) => hoist(n, schemas));
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) out[k] = hoist(v, schemas);
+  const name = out['x-component'];
+  if (typeof name !== 'string') return out;
+  delete out['x-component'];
+  const { description, ...shape } = out;
+  const known = schemas[name];
+  if (!known) {
+    schemas[name] = out;
+  } else {
+    const { description: knownDescription, ...knownShape } = known;
+    if (JSON.stringify(knownShape) !== JSON.stringify(shape)) throw new Error(`Two different schemas are named ${name}`);
+    if (knownDescription !== description) delete known.description;
+  }
+  return ref('schemas', name);
+}
+
+function problemSchema(codes: ErrorCode[]): Json {
+  if (codes.length === 1 && codes[0] === 'validation_failed') return ref('schemas', 'ValidationProblem');
+  return { allOf: [ref('schemas', 'Problem'), { type: 'object', properties: { code: { type: 'string', enum: codes } } }] };
+}
+
+/** The error responses: problem+json, `code` narrowed to what the operation can answer. */
+function shapeResponses(op: Json, idempotent: boolean, rateLimited: boolean) {
+  for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+    const code = Number(status);
+    const media = response.content?.['application/json'];
+    const codes: ErrorCode[] | undefined = media?.schema?.['x-problem'];
+    if (codes) {
+      response.content = { 'application/problem+json': { schema: problemSchema(codes) } };
+      response.description = codes.map((c) => `\`${c}\`: ${ERROR_DESCRIPTIONS[c]}`).join(' ');
+    }
+    const headers: Json = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+    if (rateLimited) Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') });
+    if (code === 201) headers.Location = ref('headers', 'Location');
+    if (idempotent && code < 500 && ![401, 403, 429].includes(code)) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
+    if (code === 429 || code === 503) headers['Retry-After'] = ref('headers', 'Retry-After');
+    if (codes?.includes('idempotency_in_progress')) headers['Retry-After'] = ref('headers', 'Retry-After-Optional');
+    if (code === 401) headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
+    response.headers = headers;
+  }
+}
+
+function shapeOperation(op: Json, options: { rateLimited: boolean }) {
+  let idempotent = false;
+  op.parameters = (op.parameters ?? []).map((p: Json) => {
+    if (p.in === 'header' && p.name.toLowerCase() === 'idempotency-key') {
+      idempotent = true;
+      return ref('parameters', 'IdempotencyKey');
+    }
+    return p;
+  });
+  if (op.parameters.length === 0) delete op.parameters;
+  shapeResponses(op, idempotent, options.rateLimited);
+}
+
+/** Every `$ref` target reachable from `root`, so a view keeps only the components it uses. */
+function reachable(root: Json, components: Json): Json {
+  const used: Record<string, Set<string>> = {};
+  const visit = (node: Json) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const target = typeof node.$ref === 'string' ? /^#\/components\/(\w+)\/(.+)$/.exec(node.$ref) : null;
+    if (target) {
+      const [, kind, name] = target;
+      used[kind] ??= new Set();
+      if (!used[kind].has(name)) {
+        used[kind].add(name);
+        visit(components[kind]?.[name]);
+      }
+    }
+    for (const v of Object.values(node)) visit(v);
+  };
+  visit(root);
+  const out: Json = {};
+  for (const [kind, entries] of Object.entries<Json>(components)) {
+    if (kind === 'securitySchemes') {
+      out[kind] = entries;
+      continue;
+    }
+    const names = [...(used[kind] ?? [])].sort();
+    if (names.length) out[kind] = Object.fromEntries(names.map((n) => [n, entries[n]]));
+  }
+  return out;
+}
+
+export interface DocumentParts {
+  /** The webhooks section of the integration document (paths-like: event type → post operation). */
+  webhooks: Json;
+  platformInfo: Json;
+  platformTags: Json[];
+}
+
+/**
+ * Splits the generated document (integration and operator operations together) into the two
+ * published ones, each with only the components it references.
+ */
+export function publishedDocuments(generated: Json, prefixes: { integration: string; platform: string }, parts: DocumentParts) {
+  const schemas: Record<string, Json> = {};
+  hoist({ ...clone(Problem), 'x-component': 'Problem' }, schemas);
+  schemas.ValidationProblem = {
+    description: 'A problem with `code` `validation_failed`: `errors[]` lists every offending field with a JSON pointer.',
+    allOf: [ref('schemas', 'Problem'), { type: 'object', required: ['errors'], properties: { code: { type: 'string', enum: ['validation_failed'] } } }],
+  };
+
+  const paths: Json = {};
+  for (const [path, item] of Object.entries<Json>(generated.paths ?? {})) {
+    const integration = path.startsWith(prefixes.integration);
+    for (const op of Object.values<Json>(item)) shapeOperation(op, { rateLimited: integration });
+    paths[path] = hoist(item, schemas);
+  }
+  const webhooks = hoist(clone(parts.webhooks), schemas);
+
+  const components = {
+    ...generated.components,
+    schemas,
+    headers: HEADERS,
+    parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
+  };
+  const view = (prefix: string, extra: Json) => {
+    const own = Object.fromEntries(Object.entries(paths).filter(([p]) => p.startsWith(prefix)));
+    const doc: Json = { ...generated, ...extra, paths: own };
+    delete doc.components;
+    doc.components = reachable({ paths: own, webhooks: doc.webhooks ?? {} }, components);
+    return doc;
+  };
+  const integration = view(prefixes.integration, { webhooks });
+  const platform = view(prefixes.platform, { info: parts.platformInfo, tags: parts.platformTags, security: [{ operatorToken: [] }] });
+  platform.components.securitySchemes = { operatorToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <PLATFORM_ADMIN_TOKEN>' } };
+  delete platform.webhooks;
+  integration.components.securitySchemes = Object.fromEntries(Object.entries<Json>(integration.components.securitySchemes ?? {}).filter(([k]) => k !== 'operatorToken'));
+  return { integration, platform };
+}

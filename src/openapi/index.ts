@@ -1,0 +1,190 @@
+// The published API documents and the pages for people: the integration API's OpenAPI document
+// (/api/integrations/v1/openapi.json), the operator API's (/api/platform/v1/openapi.json), the
+// reference rendered with Redoc (/docs) and the error codes (/errors).
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { ERROR_CODES, ERROR_DESCRIPTIONS, FIELD_ERROR_CODES, type ErrorCode, type FieldErrorCode } from '../http/errors.ts';
+import { publishedDocuments, type OpenApiDocument } from './document.ts';
+import { webhooksSection } from './webhooks.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The two published documents, built once from the route schemas. */
+    openApiDocuments(): { integration: OpenApiDocument; platform: OpenApiDocument };
+  }
+}
+
+export interface Prefixes {
+  integration: string;
+  platform: string;
+}
+
+const hidden = { schema: { hide: true } } as const;
+
+export async function registerOpenApi(app: FastifyInstance, prefixes: Prefixes) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Merchant Integration API',
+        version: '1.0.0',
+        description: API_DESCRIPTION(prefixes.integration),
+        contact: { name: 'Integration support', email: 'integrations@example.com' },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      servers: [{ url: '/', description: 'This server' }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key> (preferred)' },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Fallback when Authorization is absent' },
+        },
+      },
+      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+      tags: [
+        { name: 'Products', description: 'Native and connected products with variants, media and inventory.' },
+        { name: 'Collections', description: 'Manual and smart collections.' },
+        { name: 'Orders', description: 'Orders to fulfil.' },
+        { name: 'Fulfillments', description: 'Fulfillments and tracking written back by the warehouse.' },
+        { name: 'Inventory', description: 'Stock per variant and location, and adjustments.' },
+        { name: 'Social videos', description: 'Videos linked to products and collections.' },
+        { name: 'Reference data', description: 'Locations, vendors, tags and media assets.' },
+        { name: 'Webhooks', description: 'Signed POSTs to your endpoints, one per event: the envelope, the resource it carries and the signature headers.' },
+      ],
+    },
+    transform: ({ schema, url, route }) => {
+      const documented = (url.startsWith(prefixes.integration) || url.startsWith(prefixes.platform)) && !url.endsWith('/openapi.json');
+      const transformed: Record<string, unknown> = { ...(schema ?? {}) };
+      if (!documented || transformed.hide) return { schema: { ...transformed, hide: true }, url };
+      // operationIds are the names generated clients use: each route states its own.
+      if (!transformed.operationId) throw new Error(`${route.method} ${url} has no operationId`);
+      if (!transformed.response) throw new Error(`${route.method} ${url} has no response schema`);
+      transformed.description ??= transformed.summary;
+      return { schema: transformed, url };
+    },
+  });
+
+  let documents: ReturnType<FastifyInstance['openApiDocuments']> | null = null;
+  app.decorate('openApiDocuments', () => {
+    documents ??= publishedDocuments(app.swagger(), prefixes, {
+      webhooks: webhooksSection(),
+      platformInfo: {
+        title: 'Merchant Integration API: operator API',
+        version: '1.0.0',
+        description: 'Onboarding and storefront intake for operators, guarded by `Authorization: Bearer $PLATFORM_ADMIN_TOKEN`. Same envelopes and errors as the integration API.',
+      },
+      platformTags: [{ name: 'Operator', description: 'Merchants, users, locations, keys, webhook endpoints, orders and catalog sync.' }],
+    });
+    return documents;
+  });
+
+  app.get(`${prefixes.integration}/openapi.json`, hidden, async () => app.openApiDocuments().integration);
+  app.get(`${prefixes.platform}/openapi.json`, hidden, async () => app.openApiDocuments().platform);
+  app.get('/errors', hidden, async (_req, reply) => reply.type('text/html; charset=utf-8').send(errorsPage()));
+  registerDocsPage(app, `${prefixes.integration}/openapi.json`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// /docs: Redoc's standalone bundle, served from node_modules (never a CDN), under a CSP without
+// upgrade-insecure-requests so it renders over plain http on any host name.
+
+const require = createRequire(import.meta.url);
+const REDOC_BUNDLE = require.resolve('redoc/bundles/redoc.standalone.js');
+const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'", // Redoc styles itself with injected <style> elements
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:", // its search index runs in a worker
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function registerDocsPage(app: FastifyInstance, documentUrl: string) {
+  let bundle: Buffer | null = null;
+  app.get('/docs', hidden, async (_req, reply) =>
+    reply.header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(docsPage(documentUrl)),
+  );
+  app.get('/docs/redoc.standalone.js', hidden, async (_req, reply) => {
+    bundle ??= fs.readFileSync(REDOC_BUNDLE);
+    return reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(bundle);
+  });
+  app.get('/docs/init.js', hidden, async (_req, reply) =>
+    reply.header('Cache-Control', 'no-cache').type('text/javascript; charset=utf-8').send(docsInit(documentUrl)),
+  );
+}
+
+function docsPage(documentUrl: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Merchant Integration API reference</title>
+<style>body{margin:0}.raw-link{font:14px/1.4 system-ui,sans-serif;padding:.5rem 1rem;background:#f4f6f8;border-bottom:1px solid #dde}</style>
+</head>
+<body>
+<div class="raw-link">OpenAPI 3.1 document: <a href="${documentUrl}">${documentUrl}</a> · <a href="/errors">Error codes</a></div>
+<div id="redoc"><p style="font:15px system-ui,sans-serif;padding:1rem">Loading the API reference…</p></div>
+<script src="/docs/redoc.standalone.js"></script>
+<script src="/docs/init.js"></script>
+</body>
+</html>`;
+}
+
+function docsInit(documentUrl: string): string {
+  const options = {
+    expandResponses: '200,201',
+    requiredPropsFirst: true,
+    jsonSampleExpandLevel: 3,
+    showWebhookVerb: true,
+    hideDownloadButton: false,
+    expandSingleSchemaField: true,
+    theme: { sidebar: { width: '260px' } },
+  };
+  return `Redoc.init(${JSON.stringify(documentUrl)}, ${JSON.stringify(options)}, document.getElementById('redoc'));\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function errorsPage(): string {
+  const rows = (Object.keys(ERROR_CODES) as ErrorCode[])
+    .map((c) => `<tr id="${c}"><td><code>${c}</code></td><td>${ERROR_CODES[c].status}</td><td>${ERROR_DESCRIPTIONS[c]}</td></tr>`)
+    .join('\n');
+  const fieldRows = (Object.keys(FIELD_ERROR_CODES) as FieldErrorCode[])
+    .map((c) => `<tr id="field-${c}"><td><code>${c}</code></td><td>${FIELD_ERROR_CODES[c]}</td></tr>`)
+    .join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Error codes</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:900px;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{padding:.4rem .6rem;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}:target{background:#fff6d5}</style>
+</head><body><h1>Error codes</h1><p>Every error is an RFC 9457 problem (<code>application/problem+json</code>) whose <code>type</code> links here and whose <code>code</code> is one of these. The <a href="/docs">API reference</a> lists the codes each operation can answer.</p>
+<table><tr><th>code</th><th>status</th><th>meaning</th></tr>${rows}</table>
+<h2 id="field-codes">Field error codes</h2><p>A <code>validation_failed</code> (or <code>insufficient_inventory</code>) problem lists every offending field in <code>errors[]</code>: <code>{"path": "/json/pointer", "message", "code"}</code>, with <code>code</code> one of these.</p>
+<table><tr><th>code</th><th>meaning</th></tr>${fieldRows}</table></body></html>`;
+}
+
+const API_DESCRIPTION = (prefix: string) => `The merchant-scoped API for warehouses, 3PLs and other integrations: read a merchant's catalog and
+orders, write back fulfillments, tracking and inventory.
+
+The raw OpenAPI 3.1 document is at [${prefix}/openapi.json](${prefix}/openapi.json); generate your client from it.
+
+* **Authentication**: \`Authorization: Bearer <API key>\` (or \`X-API-Key\` when Authorization is absent). Keys are
+  created in the merchant portal, carry scopes, and may be restricted to fulfillment locations.
+* **Envelopes**: \`{"data": ..., "request_id"}\`; lists add \`meta: {limit, next_cursor}\`. Every response carries
+  \`X-Request-Id\`.
+* **Errors**: RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\` (each operation lists the
+  codes it can answer); validation errors list every field as a JSON pointer in \`errors[]\` with a field code. See
+  [/errors](/errors).
+* **Lists**: ordered by \`(updated_at, id)\` ascending; \`limit\` 1..250 (default 50); \`cursor\` is opaque and bound to
+  the filters it was made with; \`updated_after\` is accepted everywhere. Writes commit out of order, so an
+  incremental sync should overlap its \`updated_after\` a little and de-duplicate by id.
+* **Idempotency**: fulfillment create, tracking attach and inventory adjustments accept \`Idempotency-Key\`
+  (1..255 printable ASCII, kept at least 48 h); a replay answers the stored response with \`Idempotent-Replayed: true\`.
+* **Rate limits**: per key (default 600/min), with \`RateLimit-Policy\` and \`RateLimit\` headers (IETF draft-10) and
+  \`Retry-After\` on 429.
+* **Webhooks**: every event type, its envelope and the resource it carries are in the Webhooks section. Each POST is
+  signed: \`X-Service-Webhook-Signature: v1=<hex>\`, HMAC-SHA256 of \`timestamp + "." + raw body\` with the endpoint's
+  signing secret (both signatures, space-separated, during a rotation).`;
