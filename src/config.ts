@@ -82,7 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
     workerPollMs: integer('WORKER_POLL_MS', env.WORKER_POLL_MS, 500),
     webhookConcurrency: atLeast('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 50, 1),
-    webhookEndpointConcurrency: atLeast('WEBHOOK_ENDPOINT_CONCURRENCY', env.WEBHOOK_ENDPOINT_CONCURRENCY, 5, 1),
+    webhookEndpointConcurrency: atLeast('WEBHOOK_ENDPOINT_CONCURRENCY', env.WEBHOOK_ENDPOINT_CONCURRENCY, 10, 1),
     eventRetentionDays: atLeast('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30, 1),
     deliveryRetentionDays: atLeast('DELIVERY_RETENTION_DAYS', env.DELIVERY_RETENTION_DAYS, 30, 1),
     idempotencyRetentionHours: atLeast('IDEMPOTENCY_RETENTION_HOURS', env.IDEMPOTENCY_RETENTION_HOURS, 48, 24),

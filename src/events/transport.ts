@@ -12,7 +12,7 @@ export interface PostResult {
   error: string | null;
 }
 
-export function createTransport(options: { timeoutMs: number; allowPrivate: boolean }) {
+export function createTransport(options: { timeoutMs: number; allowPrivate: boolean; connections?: number }) {
   // The address a name resolves to is checked before connecting (so no TLS handshake ever reaches a
   // private host), and the socket's peer address is checked again after.
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
@@ -40,7 +40,7 @@ export function createTransport(options: { timeoutMs: number; allowPrivate: bool
       callback(null, socket);
     });
   };
-  const agent = new Agent({ connect, keepAliveTimeout: 10_000, connections: 50 });
+  const agent = new Agent({ connect, keepAliveTimeout: 10_000, connections: options.connections ?? 50 });
 
   async function post(url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
     const started = performance.now();

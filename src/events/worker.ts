@@ -2,6 +2,11 @@
 // (FOR UPDATE SKIP LOCKED: several workers never take the same one), posted outside any
 // transaction, and settled in another short transaction only while the lease is still ours.
 // A worker that dies leaves its lease to expire; the delivery is then retried (at least once).
+//
+// Posts run concurrently and independently: each endpoint has at most WEBHOOK_ENDPOINT_CONCURRENCY
+// posts in flight and the process at most WEBHOOK_CONCURRENCY, and the worker claims again as soon
+// as a slot frees, so a receiver that hangs until the timeout holds only its own slots and every
+// other endpoint keeps flowing.
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -11,92 +16,165 @@ import { createTransport, type PostResult } from './transport.ts';
 
 export interface Worker {
   stop(): Promise<void>;
-  /** Run one claim-and-deliver round now (tests). Resolves with the number of deliveries made. */
+  /**
+   * Claim and deliver until nothing is due and nothing is in flight (tests). Resolves with the
+   * number of deliveries started meanwhile.
+   */
   tick(): Promise<number>;
 }
 
-const BATCH = 20;
+/** The event as posted. */
+export interface OutgoingEvent {
+  id: string;
+  type: string;
+  created_at: Date;
+  merchant_id: string;
+  location_id: string | null;
+  payload: unknown;
+}
 
+/** What of the endpoint a post needs. */
+export interface TargetEndpoint {
+  url: string;
+  location_ids: string[] | null;
+  signing_secret: string;
+  previous_signing_secret: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** A delivery this worker holds the lease on, with its event and endpoint. */
 interface Claimed {
   id: string;
   attempts: number;
   locked_until: Date;
   merchant_id: string;
   endpoint_id: string;
-  event_id: string;
+  event: OutgoingEvent;
+  endpoint: TargetEndpoint;
+}
+
+interface ClaimRow {
+  id: string;
+  attempts: number;
+  locked_until: Date;
+  merchant_id: string;
+  endpoint_id: string;
+  ev_id: string;
+  ev_type: string;
+  ev_created_at: Date;
+  ev_location_id: string | null;
+  ev_payload: unknown;
+  ep_url: string;
+  ep_location_ids: string[] | null;
+  ep_signing_secret: string;
+  ep_previous_signing_secret: string | null;
+  ep_previous_secret_expires_at: Date | null;
+}
+
+/** What is posted: the body and headers of one attempt (fresh timestamp and signature each time). */
+export function webhookRequest(event: OutgoingEvent, endpoint: TargetEndpoint, now = new Date()): { headers: Record<string, string>; body: string } {
+  const body = JSON.stringify({
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at.toISOString(),
+    merchant_id: event.merchant_id,
+    location_id: event.location_id,
+    data: { object: narrow(event.type, (event.payload as { object: unknown }).object, endpoint.location_ids) },
+  });
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const secrets = [endpoint.signing_secret];
+  if (endpoint.previous_signing_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now) {
+    secrets.push(endpoint.previous_signing_secret);
+  }
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'MerchantIntegrationAPI-Webhooks/1.0',
+    'x-service-webhook-id': event.id,
+    'x-service-webhook-timestamp': String(timestamp),
+    'x-service-webhook-event': event.type,
+    'x-service-webhook-signature': signatureHeader(secrets, timestamp, body),
+  };
+  return { headers, body };
 }
 
 export function startWorker(db: Database, config: Config, log: Logger, options: { autoStart?: boolean } = {}): Worker {
-  const transport = createTransport({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls });
+  const perEndpoint = config.webhookEndpointConcurrency;
+  const globalCap = config.webhookConcurrency;
+  const transport = createTransport({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls, connections: globalCap });
   // Long enough for one post to finish or time out; a dead worker's deliveries come back after it.
   const leaseMs = 2 * config.webhookTimeoutMs + 5_000;
+  const autoStart = options.autoStart !== false;
   let stopped = false;
-  let running: Promise<number> | null = null;
   let timer: NodeJS.Timeout | null = null;
 
-  async function claim(): Promise<Claimed[]> {
-    return db.transaction().execute(async (trx) => {
-      const { rows } = await sql<Claimed>`
-        update webhook_deliveries d
-           set locked_until = clock_timestamp() + ${`${leaseMs} milliseconds`}::interval,
-               attempts = d.attempts + 1,
-               updated_at = clock_timestamp()
-         where d.id in (
-           select d2.id from webhook_deliveries d2
-             join webhook_endpoints e on e.id = d2.endpoint_id
-            where d2.status = 'pending'
-              and d2.next_attempt_at <= clock_timestamp()
-              and (d2.locked_until is null or d2.locked_until < clock_timestamp())
-              and e.status = 'enabled'
-            order by d2.next_attempt_at, d2.id
-            limit ${BATCH}
-            for update of d2 skip locked)
-        returning d.id, d.attempts, d.locked_until, d.merchant_id, d.endpoint_id, d.event_id`.execute(trx);
-      return rows;
-    });
+  // Posts in flight in this process, per endpoint and in all.
+  const inFlight = new Map<string, number>();
+  const posts = new Set<Promise<void>>();
+  let started = 0;
+
+  /**
+   * Claims up to `free` due deliveries, at most `perEndpoint - inFlight` of each endpoint (endpoints
+   * at their cap are skipped in the scan, so their backlog does not hide other endpoints' rows).
+   */
+  async function claim(free: number): Promise<Claimed[]> {
+    const busy = JSON.stringify(Object.fromEntries(inFlight));
+    const scan = Math.min(free * 2 + 20, 500);
+    // One statement (atomic without an explicit transaction): lock, lease, and return what to post.
+    const { rows } = await sql<ClaimRow>`
+      with busy as (
+        select key::uuid as endpoint_id, value::int as in_flight from jsonb_each_text(${busy}::jsonb)
+      ), due as (
+        select d2.id, d2.endpoint_id, d2.next_attempt_at
+          from webhook_deliveries d2
+          join webhook_endpoints e on e.id = d2.endpoint_id
+         where d2.status = 'pending'
+           and d2.next_attempt_at <= clock_timestamp()
+           and (d2.locked_until is null or d2.locked_until < clock_timestamp())
+           and e.status = 'enabled'
+           and d2.endpoint_id not in (select endpoint_id from busy where in_flight >= ${perEndpoint})
+         order by d2.next_attempt_at, d2.id
+         limit ${scan}
+         for update of d2 skip locked
+      ), picked as (
+        select r.id
+          from (select due.*, row_number() over (partition by due.endpoint_id order by due.next_attempt_at, due.id) as rn from due) r
+          left join busy b on b.endpoint_id = r.endpoint_id
+         where r.rn <= ${perEndpoint} - coalesce(b.in_flight, 0)
+         order by r.next_attempt_at, r.id
+         limit ${free}
+      )
+      update webhook_deliveries d
+         set locked_until = clock_timestamp() + ${`${leaseMs} milliseconds`}::interval,
+             attempts = d.attempts + 1,
+             updated_at = clock_timestamp()
+        from picked, events ev, webhook_endpoints ep
+       where d.id = picked.id and ev.id = d.event_id and ep.id = d.endpoint_id
+      returning d.id, d.attempts, d.locked_until, d.merchant_id, d.endpoint_id,
+                ev.id as ev_id, ev.type as ev_type, ev.created_at as ev_created_at, ev.location_id as ev_location_id, ev.payload as ev_payload,
+                ep.url as ep_url, ep.location_ids as ep_location_ids, ep.signing_secret as ep_signing_secret,
+                ep.previous_signing_secret as ep_previous_signing_secret, ep.previous_secret_expires_at as ep_previous_secret_expires_at`.execute(db);
+    return rows.map((r) => ({
+      id: r.id,
+      attempts: r.attempts,
+      locked_until: r.locked_until,
+      merchant_id: r.merchant_id,
+      endpoint_id: r.endpoint_id,
+      event: { id: r.ev_id, type: r.ev_type, created_at: r.ev_created_at, merchant_id: r.merchant_id, location_id: r.ev_location_id, payload: r.ev_payload },
+      endpoint: {
+        url: r.ep_url,
+        location_ids: r.ep_location_ids,
+        signing_secret: r.ep_signing_secret,
+        previous_signing_secret: r.ep_previous_signing_secret,
+        previous_secret_expires_at: r.ep_previous_secret_expires_at,
+      },
+    }));
   }
 
-  async function deliverAll(claimed: Claimed[]) {
-    const eventIds = [...new Set(claimed.map((c) => c.event_id))];
-    const endpointIds = [...new Set(claimed.map((c) => c.endpoint_id))];
-    const [events, endpoints] = await Promise.all([
-      db.selectFrom('events').selectAll().where('id', 'in', eventIds).execute(),
-      db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', endpointIds).execute(),
-    ]);
-    const eventById = new Map(events.map((e) => [e.id, e]));
-    const endpointById = new Map(endpoints.map((e) => [e.id, e]));
-    await Promise.all(
-      claimed.map(async (c) => {
-        const event = eventById.get(c.event_id)!;
-        const endpoint = endpointById.get(c.endpoint_id)!;
-        const body = JSON.stringify({
-          id: event.id,
-          type: event.type,
-          created_at: event.created_at.toISOString(),
-          merchant_id: event.merchant_id,
-          location_id: event.location_id,
-          data: { object: narrow(event.type, (event.payload as { object: unknown }).object, endpoint.location_ids) },
-        });
-        const timestamp = Math.floor(Date.now() / 1000);
-        const secrets = [endpoint.signing_secret];
-        if (endpoint.previous_signing_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > new Date()) {
-          secrets.push(endpoint.previous_signing_secret);
-        }
-        const result = await transport.post(
-          endpoint.url,
-          {
-            'content-type': 'application/json',
-            'user-agent': 'MerchantIntegrationAPI-Webhooks/1.0',
-            'x-service-webhook-id': event.id,
-            'x-service-webhook-timestamp': String(timestamp),
-            'x-service-webhook-event': event.type,
-            'x-service-webhook-signature': signatureHeader(secrets, timestamp, body),
-          },
-          body,
-        );
-        await settle(c, result);
-      }),
-    );
+  /** Posts one claimed delivery and records the outcome. */
+  async function deliver(c: Claimed) {
+    const request = webhookRequest(c.event, c.endpoint);
+    const result = await transport.post(c.endpoint.url, request.headers, request.body);
+    await settle(c, result);
   }
 
   async function settle(c: Claimed, r: PostResult) {
@@ -130,47 +208,88 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
     if (!ok) log.info({ delivery: c.id, attempt: c.attempts, status: r.statusCode, error: r.error, next: status }, 'webhook attempt failed');
   }
 
-  async function round(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const claimed = await claim();
-      if (claimed.length === 0) break;
-      await deliverAll(claimed);
-      total += claimed.length;
-      if (stopped) break;
+  /** Starts the claimed deliveries without waiting for them; a freed slot triggers the next claim. */
+  function launch(claimed: Claimed[]) {
+    for (const c of claimed) {
+      inFlight.set(c.endpoint_id, (inFlight.get(c.endpoint_id) ?? 0) + 1);
+      started++;
+      const post: Promise<void> = deliver(c)
+        .catch((err) => log.error({ err, delivery: c.id }, 'webhook delivery could not be settled; retried after its lease'))
+        .finally(() => {
+          const n = (inFlight.get(c.endpoint_id) ?? 1) - 1;
+          if (n > 0) inFlight.set(c.endpoint_id, n);
+          else inFlight.delete(c.endpoint_id);
+          posts.delete(post);
+          if (autoStart) kick();
+        });
+      posts.add(post);
     }
-    return total;
   }
 
-  function tick(): Promise<number> {
-    if (!running) {
-      running = round()
-        .catch((err) => {
-          log.error({ err }, 'webhook worker round failed');
-          return 0;
-        })
-        .finally(() => {
-          running = null;
-        });
+  // One claim at a time per process; a kick while one runs asks for another pass after it.
+  let filling: Promise<void> | null = null;
+  let again = false;
+
+  /** Claims while there is room and something is due. */
+  async function fill() {
+    for (;;) {
+      const free = globalCap - posts.size;
+      if (stopped || free <= 0) return;
+      const claimed = await claim(free);
+      if (claimed.length === 0) return;
+      launch(claimed);
+      if (claimed.length < free) return; // nothing more is claimable right now
     }
-    return running;
+  }
+
+  function kick(): Promise<void> {
+    if (filling) {
+      again = true;
+      return filling;
+    }
+    filling = (async () => {
+      do {
+        again = false;
+        try {
+          await fill();
+        } catch (err) {
+          log.error({ err }, 'webhook worker could not claim deliveries');
+          return;
+        }
+      } while (again && !stopped);
+    })().finally(() => {
+      filling = null;
+    });
+    return filling;
+  }
+
+  async function tick(): Promise<number> {
+    const before = started;
+    for (;;) {
+      const startedBefore = started;
+      await kick();
+      if (stopped || (posts.size === 0 && started === startedBefore && !filling)) break;
+      if (posts.size > 0) await Promise.race(posts);
+    }
+    return started - before;
   }
 
   function schedule() {
     if (stopped) return;
     timer = setTimeout(async () => {
-      await tick();
+      await kick();
       schedule();
     }, config.workerPollMs);
   }
-  if (options.autoStart !== false) schedule();
+  if (autoStart) schedule();
 
   return {
     tick,
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await running;
+      await filling;
+      await Promise.allSettled([...posts]);
       await transport.close();
     },
   };
