@@ -5,9 +5,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
-import type { Database } from './db/database.ts';
+import { isConnectionFailure, type Database } from './db/database.ts';
 import { isMigrated } from './db/migrate.ts';
-import { AppError, problem } from './http/errors.ts';
+import { AppError, databaseUnavailable, problem } from './http/errors.ts';
 import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
@@ -101,7 +101,7 @@ export async function buildApp(opts: AppOptions) {
     try {
       if (await isMigrated(app.db)) return { status: 'ready' };
     } catch {}
-    return reply.code(503).type('application/problem+json').send(problem(new AppError('service_unavailable', 'The database is not reachable or not migrated.'), _req.id));
+    return reply.code(503).header('Retry-After', '1').type('application/problem+json').send(problem(new AppError('service_unavailable', 'The database is not reachable or not migrated.'), _req.id));
   });
   app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/portal'));
 
@@ -114,6 +114,7 @@ export async function buildApp(opts: AppOptions) {
 
 function toAppError(err: FastifyError & { validation?: unknown }): AppError {
   if (err instanceof AppError) return err;
+  if (isConnectionFailure(err)) return databaseUnavailable();
   if (err.validation) return validationProblem(err as never);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -16,7 +16,8 @@ async function main() {
   const command = process.argv[2];
   let handle;
   try {
-    handle = await openDatabase(config);
+    // A dropped connection is logged; the request using it answers 503 and the pool reconnects.
+    handle = await openDatabase({ ...config, onConnectionError: (err) => log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection lost') });
   } catch (err) {
     log.fatal((err as Error).message);
     process.exit(1);

@@ -22,10 +22,57 @@ export type QueryListener = (sql: string) => void;
 
 const logger = (onQuery?: QueryListener) => (onQuery ? (e: { query: { sql: string } }) => onQuery(e.query.sql) : undefined);
 
-export function postgresDatabase(url: string, poolSize = 10, onQuery?: QueryListener): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  pool.on('error', () => {}); // an idle client dropped by the server is replaced on next use
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: logger(onQuery) });
+/**
+ * The database could not be reached: a connection could not be made or taken from the pool in
+ * time. Nothing ran, so the request can be retried.
+ */
+export class DatabaseUnavailable extends Error {
+  constructor(cause: unknown) {
+    super(`the database is unavailable: ${(cause as Error)?.message ?? cause}`, { cause });
+    this.name = 'DatabaseUnavailable';
+  }
+}
+
+// Connection-class failures: the server ended the session (57P01 admin shutdown / terminate,
+// 57P02 crash shutdown, 57P03 cannot connect now), connection exceptions (class 08), the socket
+// failing, and pg's own messages for a connection that died under or before a query.
+const CONNECTION_SQLSTATES = /^(57P0[1-3]|08...)$/;
+const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const CONNECTION_MESSAGES = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+
+/** True when err says the database connection failed or was lost (not a fault of the request). */
+export function isConnectionFailure(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof DatabaseUnavailable) return true;
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (CONNECTION_SQLSTATES.test(code) || CONNECTION_ERRNOS.has(code))) return true;
+    if (typeof message === 'string' && CONNECTION_MESSAGES.test(message)) return true;
+  }
+  return false;
+}
+
+export function postgresDatabase(url: string, poolSize = 10, onQuery?: QueryListener, onConnectionError: (err: Error) => void = () => {}): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // While the server is unreachable a request waits at most this long for a connection (then 503).
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+  });
+  // A client whose connection dies emits 'error'. The pool listens only while the client is idle;
+  // one checked out (inside a request or transaction) would crash the process with an unhandled
+  // 'error'. So every client gets a listener of its own for its whole life: the query in flight
+  // fails with the connection error (503), and on release the pool discards the broken client and
+  // opens a new one on next use.
+  pool.on('connect', (client) => client.on('error', onConnectionError));
+  pool.on('error', onConnectionError);
+  // Failing to get a connection at all is "unavailable", whatever the server's reason (refusing
+  // connections, too many clients, starting up).
+  const source = {
+    connect: () => pool.connect().catch((err: unknown) => Promise.reject(new DatabaseUnavailable(err))),
+    end: () => pool.end(),
+  };
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: source as unknown as pg.Pool }), log: logger(onQuery) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
@@ -82,8 +129,8 @@ function processAlive(pid: number): boolean {
   }
 }
 
-export async function openDatabase(options: { databaseUrl: string | null; dataDir: string }): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return postgresDatabase(options.databaseUrl);
+export async function openDatabase(options: { databaseUrl: string | null; dataDir: string; onConnectionError?: (err: Error) => void }): Promise<DatabaseHandle> {
+  if (options.databaseUrl) return postgresDatabase(options.databaseUrl, 10, undefined, options.onConnectionError);
   const release = lockDataDir(options.dataDir);
   try {
     const pglite = new PGlite(path.join(options.dataDir, 'pgdata'), { parsers: PGLITE_PARSERS });

@@ -77,7 +77,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   idempotency_key_reused: 'The Idempotency-Key was used before with a different payload.',
   rate_limited: 'Too many requests for this key; wait `Retry-After` seconds.',
   internal_error: 'Something failed on our side. Retry; idempotent writes are safe to retry with the same key.',
-  service_unavailable: 'The service is starting or shutting down.',
+  service_unavailable: 'The database is unreachable or dropped the connection mid-request; nothing was applied. Retry after `Retry-After` seconds (writes with the same Idempotency-Key).',
 };
 
 export class AppError extends Error {
@@ -94,6 +94,10 @@ export class AppError extends Error {
     this.headers = headers;
   }
 }
+
+/** The database is unreachable or dropped the connection: the request rolled back and may be retried. */
+export const databaseUnavailable = () =>
+  new AppError('service_unavailable', 'The database is unreachable or dropped the connection; nothing was applied. Retry (with the same Idempotency-Key for writes).', undefined, { 'Retry-After': '1' });
 
 export const notFound = (what = 'record') => new AppError('not_found', `No such ${what}.`);
 

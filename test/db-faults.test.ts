@@ -1,0 +1,333 @@
+// Database faults with a real service process (src/main.ts) on PostgreSQL: backends terminated
+// under parallel load, and the database cut off altogether (a TCP proxy between the service and
+// PostgreSQL that we cut and restore, then a database that refuses connections). The process
+// must stay alive, answer 503 service_unavailable while it cannot reach the database, come back
+// by itself, and lose or double nothing. PostgreSQL only: PGlite is in-process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_URL, json, OPERATOR_TOKEN, onPostgres, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { makeProduct, WAREHOUSE, type MadeProduct } from './fixtures.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+
+const APP_NAME = `h10f_svc_${process.pid}`;
+
+interface Service {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote, for the failure message. */
+  output(): string;
+  exited(): boolean;
+}
+
+function startService(databaseUrl: string, env: Record<string, string> = {}): Promise<Service> {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('application_name', APP_NAME);
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url.toString(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      WORKER_POLL_MS: '50',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  child.stdout!.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-20_000)));
+  child.stderr!.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-20_000)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start: ${out}`)), 30_000);
+    const poll = setInterval(() => {
+      const m = /listening at (http:\/\/127\.0\.0\.1:\d+)/i.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        clearInterval(poll);
+        resolve({ url: m[1], child, output: () => out, exited: () => exited });
+      }
+    }, 20);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      reject(new Error(`service exited (${code}): ${out}`));
+    });
+  });
+}
+
+async function stopService(s: Service | undefined) {
+  if (!s || s.exited()) return;
+  const gone = new Promise((r) => s.child.once('exit', r));
+  s.child.kill('SIGTERM');
+  await gone;
+}
+
+/** Poll until check() is true; fails after deadlineMs. Resolves with the milliseconds it took. */
+async function until(what: string, check: () => Promise<boolean> | boolean, deadlineMs: number): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - start;
+    if (Date.now() - start > deadlineMs) throw new Error(`${what}: not within ${deadlineMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const readyz = async (base: string) => {
+  try {
+    return (await fetch(`${base}/readyz`)).status;
+  } catch {
+    return 0;
+  }
+};
+
+/** Terminates the service's own backends on our own test database; answers how many. */
+async function terminateServiceBackends(admin: pg.Client, database: string): Promise<number> {
+  const { rows } = await admin.query(
+    'select count(*) filter (where pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and application_name = $2 and pid <> pg_backend_pid()',
+    [database, APP_NAME],
+  );
+  return rows[0].n;
+}
+
+function expectUnavailableProblem(res: Response, body: { code?: string; request_id?: string; status?: number }) {
+  expect(res.status).toBe(503);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(body.code).toBe('service_unavailable');
+  expect(body.status).toBe(503);
+  expect(body.request_id).toBe(res.headers.get('x-request-id'));
+}
+
+describe.runIf(onPostgres())('database faults with a real service process', () => {
+  let t: TestApp;
+  let m: TestMerchant;
+  let key: string;
+  let p: MadeProduct;
+  let admin: pg.Client;
+  let database: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    m = await t.merchant({ locations: 1 });
+    key = await m.key(WAREHOUSE);
+    p = await makeProduct(t, m, 'Faults', [{ sku: 'FAULT-1', price: 1 }, { sku: 'FAULT-2', price: 1 }]);
+    database = new URL(t.database.url!).pathname.slice(1);
+    admin = new pg.Client({ connectionString: ADMIN_URL, application_name: 'h10f_admin' });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.query(`alter database ${database} allow_connections true`).catch(() => {});
+    await admin?.end();
+    await t?.close();
+  });
+
+  const onHand = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200).data[0]?.on_hand ?? 0;
+
+  it('backends terminated under parallel load: alive, only 2xx or 503 problems, readyz back within 5 s, on_hand exact', async () => {
+    const svc = await startService(t.database.url!);
+    const variant = p.variants[0].id;
+    const statuses = new Map<number, number>();
+    const unexpected: string[] = [];
+    let networkErrors = 0;
+    let answered = 0;
+    let applied = 0;
+    let stop = false;
+
+    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      try {
+        const res = await fetch(`${svc.url}/api/integrations/v1${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+        const parsed = await res.json();
+        answered++;
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        if (res.status === 503) expectUnavailableProblem(res, parsed);
+        else if (res.status !== 200 && !(res.status === 409 && parsed.code === 'idempotency_in_progress')) unexpected.push(`${method} ${path}: ${res.status} ${JSON.stringify(parsed)}`);
+        return res.status;
+      } catch (err) {
+        networkErrors++;
+        unexpected.push(`${method} ${path}: ${(err as Error).message}`);
+        return 0;
+      }
+    };
+
+    // Each client: a read, then a +1 adjustment under its own Idempotency-Key, retried with the same
+    // key until it answers 200 (a 503 or a network error says nothing was applied, or replays).
+    const client = async (n: number) => {
+      for (let i = 0; !stop; i++) {
+        await call('GET', ['/inventory?limit=50', '/orders?limit=20', '/products?limit=10'][i % 3]);
+        const idempotencyKey = `h10f-${n}-${i}-${randomUUID()}`;
+        const body = { adjustments: [{ variant_id: variant, fulfillment_location_id: m.locations[0], adjustment: 1, reason: 'fault test' }] };
+        for (let attempt = 0; ; attempt++) {
+          if (svc.exited()) throw new Error(`the service process exited: ${svc.output()}`);
+          if (attempt > 200) throw new Error(`adjustment ${idempotencyKey} never succeeded`);
+          if ((await call('POST', '/inventory/adjustments', body, { 'idempotency-key': idempotencyKey })) === 200) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        applied++;
+      }
+    };
+
+    const before = await onHand(variant);
+    const failures: Error[] = [];
+    const clients = Array.from({ length: 8 }, (_, n) =>
+      client(n).catch((err) => {
+        stop = true;
+        failures.push(err);
+      }),
+    );
+    const cuts: { terminated: number; readyMs: number }[] = [];
+    try {
+      for (let cut = 0; cut < 5 && !stop; cut++) {
+        // Let the load run between cuts: a number of answers, not a fixed time.
+        const mark = answered;
+        await until('load between cuts', () => stop || answered >= mark + 40, 20_000);
+        const terminated = await terminateServiceBackends(admin, database);
+        const readyMs = await until(`readyz 200 after cut ${cut + 1}`, async () => (await readyz(svc.url)) === 200, 5_000);
+        expect(svc.exited(), svc.output()).toBe(false);
+        cuts.push({ terminated, readyMs });
+      }
+    } finally {
+      stop = true;
+      await Promise.all(clients);
+    }
+    if (failures.length) throw failures[0];
+    console.info(`backend cuts: ${JSON.stringify(cuts)}; statuses ${JSON.stringify(Object.fromEntries(statuses))}; adjustments ${applied}`);
+
+    expect(svc.exited(), svc.output()).toBe(false);
+    expect(unexpected).toEqual([]);
+    expect(networkErrors).toBe(0);
+    expect(cuts.every((c) => c.terminated > 0)).toBe(true);
+    expect(cuts.every((c) => c.readyMs <= 5_000)).toBe(true);
+    expect([...statuses.keys()].filter((s) => s >= 500 && s !== 503)).toEqual([]);
+    // Nothing lost, nothing doubled: every adjustment applied exactly once.
+    expect(await onHand(variant)).toBe(before + applied);
+    const keys = await t.database.db.selectFrom('idempotency_keys').select(({ fn }) => fn.countAll<string>().as('n')).where('merchant_id', '=', m.id).where('key', 'like', 'h10f-%').executeTakeFirstOrThrow();
+    expect(Number(keys.n)).toBe(applied);
+    await stopService(svc);
+  }, 120_000);
+
+  it('the database cut off (proxy cut, then connections refused): readyz 503 while out, 200 within 5 s after, worker delivers what was raised before, during and after', async () => {
+    const proxy = await startProxy(5432);
+    const viaProxy = new URL(t.database.url!);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const svc = await startService(viaProxy.toString());
+    const receiver = await startReceiver();
+    try {
+      // A merchant of its own, so the events counted are this test's.
+      const m = await t.merchant({ locations: 1 });
+      const key = await m.key(WAREHOUSE);
+      const variant = (await makeProduct(t, m, 'Cut', [{ sku: 'CUT-1', price: 1 }])).variants[0].id;
+      json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['inventory.updated'] }), 201);
+      const onHand = async () => json(await t.api(key, 'GET', `/inventory?variant_id=${variant}`), 200).data[0].on_hand;
+      const adjust = (base: string, idempotencyKey: string) =>
+        fetch(`${base}/api/integrations/v1/inventory/adjustments`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+          body: JSON.stringify({ adjustments: [{ variant_id: variant, fulfillment_location_id: m.locations[0], adjustment: 1 }] }),
+        });
+      const eventIdsDelivered = () => new Set(receiver.received.map((r) => String(r.headers['x-service-webhook-id'])));
+      const eventsRaised = async () =>
+        (await t.database.db.selectFrom('events').select('id').where('merchant_id', '=', m.id).where('type', '=', 'inventory.updated').execute()).map((e) => e.id);
+
+      // Before: one adjustment through the service, delivered.
+      expect((await adjust(svc.url, 'h10f-before')).status).toBe(200);
+      await until('delivery before the cut', async () => (await eventsRaised()).every((id) => eventIdsDelivered().has(id)), 10_000);
+
+      // Cut: every connection through the proxy dropped, new ones refused.
+      await proxy.cut();
+      const outageMs = await until('readyz 503 during the outage', async () => (await readyz(svc.url)) === 503, 5_000);
+      const during = await fetch(`${svc.url}/api/integrations/v1/inventory?variant_id=${variant}`, { headers: { authorization: `Bearer ${key}` } });
+      expectUnavailableProblem(during, await during.json());
+      const duringWrite = await adjust(svc.url, 'h10f-during');
+      expectUnavailableProblem(duringWrite, await duringWrite.json());
+      // An event raised meanwhile by another process that can still reach the database.
+      json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variant, fulfillment_location_id: m.locations[0], adjustment: 1 }] }), 200);
+      expect(await readyz(svc.url)).toBe(503);
+      expect(svc.exited(), svc.output()).toBe(false);
+
+      await proxy.restore();
+      const recoveryMs = await until('readyz 200 after restore', async () => (await readyz(svc.url)) === 200, 5_000);
+      // The write refused during the outage was not applied: retried with its key, it applies now, once.
+      expect((await adjust(svc.url, 'h10f-during')).status).toBe(200);
+      expect((await adjust(svc.url, 'h10f-after')).status).toBe(200);
+      await until('every event delivered after restore', async () => (await eventsRaised()).every((id) => eventIdsDelivered().has(id)), 15_000);
+      expect(await eventsRaised()).toHaveLength(4);
+
+      // Then the database itself refuses connections (as while PostgreSQL restarts).
+      await admin.query(`alter database ${database} allow_connections false`);
+      let refusedMs: number;
+      try {
+        await terminateServiceBackends(admin, database);
+        refusedMs = await until('readyz 503 while connections are refused', async () => (await readyz(svc.url)) === 503, 5_000);
+        const refused = await adjust(svc.url, 'h10f-refused');
+        expectUnavailableProblem(refused, await refused.json());
+      } finally {
+        await admin.query(`alter database ${database} allow_connections true`);
+      }
+      const reopenMs = await until('readyz 200 after connections are allowed', async () => (await readyz(svc.url)) === 200, 5_000);
+      expect((await adjust(svc.url, 'h10f-refused')).status).toBe(200);
+      await until('the last event delivered', async () => (await eventsRaised()).every((id) => eventIdsDelivered().has(id)), 15_000);
+
+      expect(svc.exited(), svc.output()).toBe(false);
+      expect(await onHand()).toBe(5);
+      // A post whose settle failed while the database was away is retried after its lease (at least once).
+      const statuses = async () => (await t.database.db.selectFrom('webhook_deliveries').select('status').where('merchant_id', '=', m.id).execute()).map((d) => d.status);
+      await until('every delivery settled as delivered', async () => (await statuses()).filter((s) => s === 'delivered').length === 5, 20_000);
+      expect(await statuses()).toEqual(Array(5).fill('delivered'));
+      console.info(`proxy cut: readyz 503 after ${outageMs} ms, 200 ${recoveryMs} ms after restore; connections refused: 503 after ${refusedMs} ms, 200 ${reopenMs} ms after allowed`);
+    } finally {
+      await stopService(svc);
+      await receiver.close();
+      await proxy.close();
+    }
+  }, 120_000);
+});
+
+/** A TCP proxy on 127.0.0.1 in front of PostgreSQL that can be cut (sockets destroyed, port closed) and restored. */
+async function startProxy(targetPort: number) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((inbound) => {
+    const outbound = net.connect(targetPort, '127.0.0.1');
+    for (const s of [inbound, outbound]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {
+        inbound.destroy();
+        outbound.destroy();
+      });
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  const listen = (port: number) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
+  await listen(0);
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    async cut() {
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+    async restore() {
+      await listen(port);
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      if (server.listening) await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
