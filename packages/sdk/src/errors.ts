@@ -1,0 +1,75 @@
+// Errors the client throws: ApiError for an answer that is not 2xx (an RFC 9457 problem),
+// NetworkError when no answer came (after the retries the operation allows).
+import type { ErrorCode } from './generated/operations.js';
+
+export interface FieldError {
+  /** JSON pointer of the offending field, e.g. `/items/0/quantity`. */
+  path: string;
+  message: string;
+  code: string;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id: string;
+  errors?: FieldError[];
+}
+
+export class ApiError extends Error {
+  readonly name = 'ApiError';
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly errors: FieldError[];
+  readonly request_id: string;
+  readonly title: string;
+  readonly detail: string;
+  readonly operationId: string;
+  /** Attempts made, this one included. */
+  readonly attempts: number;
+  /** The problem body as received (null when the body was not JSON). */
+  readonly body: unknown;
+
+  constructor(operationId: string, status: number, body: unknown, headerRequestId: string | null, attempts: number) {
+    const p = isObject(body) ? body : {};
+    const code = typeof p.code === 'string' ? p.code : `http_${status}`;
+    const detail = typeof p.detail === 'string' ? p.detail : '';
+    super(`${operationId}: ${status} ${code}${detail ? `: ${detail}` : ''}`);
+    this.status = status;
+    this.code = code;
+    this.errors = Array.isArray(p.errors) ? p.errors.filter(isFieldError) : [];
+    this.request_id = typeof p.request_id === 'string' ? p.request_id : (headerRequestId ?? '');
+    this.title = typeof p.title === 'string' ? p.title : '';
+    this.detail = detail;
+    this.operationId = operationId;
+    this.attempts = attempts;
+    this.body = body;
+  }
+}
+
+export class NetworkError extends Error {
+  readonly name = 'NetworkError';
+  readonly operationId: string;
+  readonly attempts: number;
+  constructor(operationId: string, cause: unknown, attempts: number) {
+    super(`${operationId}: no answer after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.operationId = operationId;
+    this.attempts = attempts;
+  }
+}
+
+/** Narrows an unknown error to an ApiError, optionally with one of the given codes. */
+export function isApiError(err: unknown, ...codes: ErrorCode[]): err is ApiError {
+  return err instanceof ApiError && (codes.length === 0 || codes.includes(err.code));
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isFieldError(v: unknown): v is FieldError {
+  return isObject(v) && typeof v.path === 'string' && typeof v.message === 'string' && typeof v.code === 'string';
+}
