@@ -23,6 +23,9 @@ function ensureChromium() {
 
 try {
   if (fs.existsSync('test/browser')) ensureChromium();
+  // The SDK's types come from the app's OpenAPI document: generate and build it before anything imports it.
+  step('SDK build (types generated from the OpenAPI document)', process.execPath, ['packages/sdk/scripts/generate.ts']);
+  step('SDK compile to dist/', process.execPath, ['packages/sdk/scripts/build.ts']);
   step('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']);
   step('OpenAPI lint (Spectral, oas ruleset)', process.execPath, ['scripts/lint-openapi.ts']);
   if (fs.existsSync('web/package.json') || fs.existsSync('web/vite.config.ts')) step('portal build', process.execPath, ['scripts/build-web.ts']);

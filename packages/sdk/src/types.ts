@@ -7,7 +7,8 @@ type Defined<T> = [Exclude<T, undefined>] extends [never] ? {} : Exclude<T, unde
 
 export type PathParams<K extends OperationId> = Defined<Op<K>['parameters']['path']>;
 export type QueryParams<K extends OperationId> = Defined<Op<K>['parameters']['query']>;
-export type RequestBody<K extends OperationId> = Op<K> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type BodyOf<R> = [R] extends [never] ? never : R extends { content: { 'application/json': infer B } } ? B : never;
+export type RequestBody<K extends OperationId> = BodyOf<NonNullable<Op<K>['requestBody']>>;
 
 /** What a method takes: path and query parameters side by side, the JSON body under `body`. */
 export type Input<K extends OperationId> = PathParams<K> & QueryParams<K> & ([RequestBody<K>] extends [never] ? {} : { body: RequestBody<K> });
@@ -30,7 +31,7 @@ export type HasRequired<T> = [RequiredKeys<T>] extends [never] ? false : true;
 
 // Resource types: the document's named schema when it has one, else the resource's GET answer.
 type Schemas = components extends { schemas: infer S } ? S : {};
-type Named<N extends string, Fallback> = N extends keyof Schemas ? Schemas[N] : Fallback;
+type Named<N extends string, Fallback> = [Schemas] extends [never] ? Fallback : N extends keyof Schemas ? Schemas[N] : Fallback;
 type GetData<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': { data: infer D } } } } } } ? D : never;
 type Elem<T> = T extends (infer I)[] ? I : never;
 
