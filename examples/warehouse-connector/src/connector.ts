@@ -1,0 +1,356 @@
+// A reference warehouse connector built only on merchant-integration-sdk.
+//
+// - Webhooks: verified over the raw body, de-duplicated by event id (persisted), acknowledged
+//   only after what they caused is on disk (an unacknowledged delivery is simply sent again).
+// - Reconcile: at start and every `reconcileIntervalMs`, every open order of the key's locations
+//   is read through the list (webhooks are at least once, and none arrive while the connector is
+//   down); what is not yet known becomes work.
+// - Work: create the fulfillment, have the warehouse ship it, attach its tracking; push the
+//   warehouse's stock movements as inventory adjustments. Each call's Idempotency-Key and body are
+//   persisted before the call, so a retry, in this process or after a restart, is a replay.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient, isApiError, verifyWebhook, WebhookVerificationError, type Client, type ClientOptions, type Order, type WebhookEvent } from 'merchant-integration-sdk';
+import { StateStore, type MovementWork, type OrderWork } from './store.ts';
+import { acquireLock, type Lock } from './lock.ts';
+import type { StockMovement, Warehouse } from './warehouse.ts';
+
+export interface ConnectorOptions {
+  /** The API's root URL, e.g. https://api.example.com */
+  baseUrl: string;
+  /** A key with the Warehouse scopes, usually restricted to the warehouse's location(s). */
+  apiKey: string;
+  /** The endpoint's signing secret(s): pass the old and the new one while you rotate. */
+  signingSecrets: string[];
+  dataDir: string;
+  warehouse: Warehouse;
+  /** Where the webhook receiver listens (default 127.0.0.1:0; its URL is `connector.url`). */
+  host?: string;
+  port?: number;
+  reconcileIntervalMs?: number;
+  /** Pause before work that failed (network, 5xx after the SDK's own retries) is tried again. */
+  retryDelayMs?: number;
+  /** Passed to the SDK client (tests inject fetch, retry limits, sleep). */
+  client?: Partial<ClientOptions>;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface ConnectorStats {
+  events_accepted: number;
+  events_duplicate: number;
+  events_rejected: number;
+  fulfillments_created: number;
+  tracking_attached: number;
+  adjustments_pushed: number;
+  /** Calls the API answered from its idempotency store (work done before a crash or a lost answer). */
+  replays: number;
+  errors: number;
+}
+
+export interface Connector {
+  /** The webhook receiver's URL. */
+  url: string;
+  port: number;
+  locationIds: string[];
+  stats: ConnectorStats;
+  /** Reads every open order through the list and queues what is new. */
+  reconcile(): Promise<void>;
+  /** Resolves when no work is running or queued. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const MAX_BODY = 1024 * 1024;
+
+export async function startConnector(options: ConnectorOptions): Promise<Connector> {
+  const log = options.log ?? ((message: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ at: new Date().toISOString(), message, ...fields })));
+  const lock: Lock = acquireLock(options.dataDir);
+  const store = StateStore.open(options.dataDir);
+  const stats: ConnectorStats = { events_accepted: 0, events_duplicate: 0, events_rejected: 0, fulfillments_created: 0, tracking_attached: 0, adjustments_pushed: 0, replays: 0, errors: 0 };
+  const userOnResponse = options.client?.onResponse;
+  const client: Client = createClient({
+    ...options.client,
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    onResponse(info) {
+      if (info.replayed) stats.replays++;
+      userOnResponse?.(info);
+    },
+  });
+
+  const locations = await client.listLocations({ limit: 250 });
+  const locationIds = locations.data.map((l) => l.id);
+
+  // --- work ---------------------------------------------------------------------------------
+
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+  let retryTimer: NodeJS.Timeout | null = null;
+
+  /** Runs the work loop now, or once more after the current round. */
+  function kick(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        const failed = await workRound();
+        if (failed && !stopped && retryTimer === null) {
+          retryTimer = setTimeout(() => {
+            retryTimer = null;
+            kick();
+          }, options.retryDelayMs ?? 5_000);
+        }
+      } while (again && !stopped);
+    })().finally(() => {
+      running = null;
+    });
+  }
+
+  /** One pass over all pending work; true when something failed and should be tried again. */
+  async function workRound(): Promise<boolean> {
+    let failed = false;
+    for (const work of Object.values(store.state.orders)) {
+      if (stopped) return failed;
+      if (work.state === 'to_ship') failed = !(await attempt(`fulfil order ${work.order_number}`, () => fulfil(work))) || failed;
+      if (work.state === 'fulfilled') failed = !(await attempt(`ship order ${work.order_number}`, () => ship(work))) || failed;
+    }
+    let movements: StockMovement[] = [];
+    if (!(await attempt('read stock movements', async () => void (movements = await options.warehouse.stockMovements())))) return true;
+    for (const movement of movements) {
+      if (stopped) return failed;
+      const known = store.state.movements[movement.id];
+      if (known && known.state !== 'to_push') continue;
+      failed = !(await attempt(`push movement ${movement.id}`, () => pushMovement(movement))) || failed;
+    }
+    return failed;
+  }
+
+  async function attempt(what: string, step: () => Promise<void>): Promise<boolean> {
+    try {
+      await step();
+      return true;
+    } catch (err) {
+      stats.errors++;
+      log('work failed; will retry', { what, error: err instanceof Error ? err.message : String(err) });
+      return false;
+    }
+  }
+
+  async function fulfil(work: OrderWork): Promise<void> {
+    try {
+      const created = await client.createFulfillment({ body: { merchant_order_id: work.order_id, items: work.items } }, { idempotencyKey: work.fulfillment_key });
+      await store.update(() => {
+        work.state = 'fulfilled';
+        work.fulfillment_id = created.data.id;
+        work.updated_at = new Date().toISOString();
+      });
+      stats.fulfillments_created++;
+      log('fulfillment created', { order_number: work.order_number, fulfillment_id: created.data.id });
+    } catch (err) {
+      // The order was cancelled or closed, or its lines were fulfilled elsewhere: nothing to ship.
+      if (isApiError(err, 'invalid_state', 'validation_failed')) return skip(work, `${err.code}: ${err.detail}`);
+      throw err;
+    }
+  }
+
+  async function ship(work: OrderWork): Promise<void> {
+    const fulfillmentId = work.fulfillment_id;
+    if (fulfillmentId === null) throw new Error(`order ${work.order_number} is fulfilled without a fulfillment id`);
+    if (work.tracking === null) {
+      const tracking = await options.warehouse.ship({ order_id: work.order_id, order_number: work.order_number, fulfillment_id: fulfillmentId, items: work.items });
+      await store.update(() => {
+        work.tracking = tracking;
+      });
+    }
+    const tracking = work.tracking;
+    if (tracking === null) return;
+    try {
+      await client.attachTracking({ id: fulfillmentId, body: tracking }, { idempotencyKey: work.tracking_key });
+    } catch (err) {
+      if (isApiError(err, 'invalid_state', 'not_found')) return skip(work, `${err.code}: ${err.detail}`);
+      throw err;
+    }
+    await store.update(() => {
+      work.state = 'shipped';
+      work.updated_at = new Date().toISOString();
+    });
+    stats.tracking_attached++;
+    log('tracking attached', { order_number: work.order_number, tracking_number: tracking.tracking_number });
+  }
+
+  function skip(work: OrderWork, reason: string): Promise<void> {
+    log('order skipped', { order_number: work.order_number, reason });
+    return store.update(() => {
+      work.state = 'skipped';
+      work.skipped_reason = reason;
+      work.updated_at = new Date().toISOString();
+    });
+  }
+
+  async function pushMovement(movement: StockMovement): Promise<void> {
+    let work: MovementWork | undefined = store.state.movements[movement.id];
+    if (!work) {
+      const created: MovementWork = { movement_id: movement.id, key: `wc-movement-${movement.id}`, state: 'to_push', rejected_reason: null, updated_at: new Date().toISOString() };
+      await store.update((s) => {
+        s.movements[movement.id] = created;
+      });
+      work = created;
+    }
+    const row = { sku: movement.sku, fulfillment_location_id: movement.fulfillment_location_id, adjustment: movement.delta, reason: movement.reason };
+    const target = work;
+    try {
+      await client.adjustInventory({ body: { adjustments: [row] } }, { idempotencyKey: target.key });
+    } catch (err) {
+      if (isApiError(err, 'validation_failed', 'location_forbidden')) {
+        log('stock movement rejected', { movement: movement.id, code: err.code, errors: err.errors });
+        return store.update(() => {
+          target.state = 'rejected';
+          target.rejected_reason = `${err.code}: ${err.errors.map((e) => `${e.path} ${e.code}`).join(', ') || err.detail}`;
+        });
+      }
+      throw err;
+    }
+    await store.update(() => {
+      target.state = 'pushed';
+      target.updated_at = new Date().toISOString();
+    });
+    stats.adjustments_pushed++;
+  }
+
+  // --- discovery (webhooks and reconcile) ---------------------------------------------------
+
+  /** Queues an open order with something to fulfil at our locations, once. Mutates state only. */
+  function noteOrder(order: Order): boolean {
+    if (store.state.orders[order.id] || order.status !== 'open' || !locationIds.includes(order.fulfillment_location_id)) return false;
+    const items = order.line_items.filter((l) => l.fulfillable_quantity > 0).map((l) => ({ merchant_order_item_id: l.id, quantity: l.fulfillable_quantity }));
+    if (items.length === 0) return false;
+    store.state.orders[order.id] = {
+      order_id: order.id,
+      order_number: order.order_number,
+      state: 'to_ship',
+      fulfillment_key: `wc-fulfil-${order.id}`,
+      items,
+      fulfillment_id: null,
+      tracking_key: `wc-track-${order.id}`,
+      tracking: null,
+      skipped_reason: null,
+      updated_at: new Date().toISOString(),
+    };
+    return true;
+  }
+
+  function noteCancelled(order: Order): void {
+    const work = store.state.orders[order.id];
+    if (work && work.state === 'to_ship') {
+      work.state = 'skipped';
+      work.skipped_reason = 'order cancelled';
+    }
+  }
+
+  async function handleEvent(event: WebhookEvent): Promise<'accepted' | 'duplicate'> {
+    if (store.state.events[event.id]) return 'duplicate';
+    // The event id and the work it causes are written together, before the 2xx.
+    await store.update((s) => {
+      switch (event.type) {
+        case 'order.created':
+        case 'order.updated':
+          noteOrder(event.data.object);
+          break;
+        case 'order.cancelled':
+          noteCancelled(event.data.object);
+          break;
+        default:
+          break;
+      }
+      s.events[event.id] = new Date().toISOString();
+    });
+    kick();
+    return 'accepted';
+  }
+
+  async function reconcile(): Promise<void> {
+    let queued = 0;
+    for await (const order of client.paginate('listOrders', { status: 'open', limit: 250 })) if (noteOrder(order)) queued++;
+    await store.update(() => {});
+    if (queued) log('reconcile queued orders', { queued });
+    kick();
+  }
+
+  // --- webhook receiver ---------------------------------------------------------------------
+
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      void (async () => {
+        if (size > MAX_BODY) return void res.writeHead(413).end();
+        let event: WebhookEvent;
+        try {
+          event = await verifyWebhook({ rawBody: Buffer.concat(chunks), headers: req.headers, secret: options.signingSecrets });
+        } catch (err) {
+          stats.events_rejected++;
+          const reason = err instanceof WebhookVerificationError ? err.reason : 'error';
+          log('webhook rejected', { reason });
+          return void res.writeHead(400, { 'content-type': 'text/plain' }).end(reason);
+        }
+        try {
+          const outcome = await handleEvent(event);
+          if (outcome === 'duplicate') stats.events_duplicate++;
+          else stats.events_accepted++;
+          res.writeHead(204).end();
+        } catch (err) {
+          stats.errors++;
+          log('webhook not stored; the API will send it again', { event: event.id, error: err instanceof Error ? err.message : String(err) });
+          res.writeHead(503).end();
+        }
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  const address: AddressInfo | string | null = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+
+  await store.prune(new Date());
+  await reconcile();
+  const reconcileTimer = setInterval(() => {
+    reconcile().catch((err: unknown) => {
+      stats.errors++;
+      log('reconcile failed', { error: err instanceof Error ? err.message : String(err) });
+    });
+  }, options.reconcileIntervalMs ?? 60_000);
+  log('connector started', { url: `http://${options.host ?? '127.0.0.1'}:${port}/webhooks`, locations: locationIds, pending: Object.values(store.state.orders).filter((o) => o.state === 'to_ship' || o.state === 'fulfilled').length });
+
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}/webhooks`,
+    port,
+    locationIds,
+    stats,
+    reconcile,
+    async idle() {
+      while (running) await running;
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(reconcileTimer);
+      if (retryTimer) clearTimeout(retryTimer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      while (running) await running;
+      await store.flushed();
+      lock.release();
+    },
+  };
+}

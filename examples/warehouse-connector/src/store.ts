@@ -1,0 +1,105 @@
+// The connector's durable state: one JSON file under the data directory, replaced atomically
+// (write a temporary file, fsync, rename) after every change, so a crash leaves the previous or the
+// next state, never half of one. Every piece of work is written here, with its Idempotency-Key and
+// its exact payload, before the API call that performs it: after a restart the same call is made
+// again with the same key and body, and the API replays its answer instead of applying it twice.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RequestBody } from 'merchant-integration-sdk';
+
+/** One line of a fulfillment, as createFulfillment takes it. */
+export type LineToShip = RequestBody<'createFulfillment'>['items'][number];
+/** Tracking as attachTracking takes it. */
+export type Tracking = RequestBody<'attachTracking'>;
+
+export interface OrderWork {
+  order_id: string;
+  order_number: number;
+  /** to_ship → fulfilled (fulfillment created) → shipped (tracking attached); or skipped. */
+  state: 'to_ship' | 'fulfilled' | 'shipped' | 'skipped';
+  fulfillment_key: string;
+  items: LineToShip[];
+  fulfillment_id: string | null;
+  tracking_key: string;
+  tracking: Tracking | null;
+  skipped_reason: string | null;
+  updated_at: string;
+}
+
+export interface MovementWork {
+  movement_id: string;
+  key: string;
+  state: 'to_push' | 'pushed' | 'rejected';
+  rejected_reason: string | null;
+  updated_at: string;
+}
+
+export interface ConnectorState {
+  version: 1;
+  /** Webhook event ids already handled, with when they arrived (pruned after `EVENT_MEMORY_DAYS`). */
+  events: Record<string, string>;
+  orders: Record<string, OrderWork>;
+  movements: Record<string, MovementWork>;
+}
+
+export const EVENT_MEMORY_DAYS = 7;
+
+const empty = (): ConnectorState => ({ version: 1, events: {}, orders: {}, movements: {} });
+
+export class StateStore {
+  readonly file: string;
+  readonly state: ConnectorState;
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(file: string, state: ConnectorState) {
+    this.file = file;
+    this.state = state;
+  }
+
+  static open(dataDir: string): StateStore {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const file = path.join(dataDir, 'connector-state.json');
+    if (!fs.existsSync(file)) return new StateStore(file, empty());
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (!isState(parsed)) throw new Error(`${file} is not a connector state file (version 1)`);
+    return new StateStore(file, parsed);
+  }
+
+  /** Applies `change` to the state and resolves once the new state is on disk. Changes are written in order. */
+  update(change: (state: ConnectorState) => void): Promise<void> {
+    change(this.state);
+    const snapshot = JSON.stringify(this.state);
+    // A failed write fails its caller; the next change writes the whole state again.
+    this.writing = this.writing.catch(() => {}).then(() => writeAtomically(this.file, snapshot));
+    return this.writing;
+  }
+
+  /** Forgets event ids older than the memory window (the API stops redelivering long before). */
+  prune(now: Date): Promise<void> {
+    const cutoff = now.getTime() - EVENT_MEMORY_DAYS * 86_400_000;
+    return this.update((s) => {
+      for (const [id, at] of Object.entries(s.events)) if (Date.parse(at) < cutoff) delete s.events[id];
+    });
+  }
+
+  flushed(): Promise<void> {
+    return this.writing;
+  }
+}
+
+function writeAtomically(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}
+
+function isState(v: unknown): v is ConnectorState {
+  if (typeof v !== 'object' || v === null) return false;
+  return 'version' in v && v.version === 1 && 'events' in v && 'orders' in v && 'movements' in v;
+}
