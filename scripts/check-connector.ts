@@ -12,7 +12,7 @@ const project = path.join(root, 'examples/warehouse-connector');
 execFileSync(path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '--strict', '-p', project], { stdio: 'inherit' });
 
 // The syntax-tree API is TypeScript 5's (the SDK workspace's dev dependency; the root's TypeScript 7 has none yet).
-const ts: typeof import('typescript') = createRequire(path.join(root, 'packages/sdk/package.json'))('typescript');
+const ts: typeof import('../packages/sdk/node_modules/typescript/lib/typescript.js') = createRequire(path.join(root, 'packages/sdk/package.json'))('typescript');
 
 const findings: string[] = [];
 function walk(dir: string) {
@@ -24,11 +24,11 @@ function walk(dir: string) {
 }
 function scan(file: string) {
   const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-  const report = (node: import('typescript').Node, what: string) => {
+  const report = (node: import('../packages/sdk/node_modules/typescript/lib/typescript.js').Node, what: string) => {
     const { line, character } = source.getLineAndCharacterOfPosition(node.getStart(source));
     findings.push(`${path.relative(root, file)}:${line + 1}:${character + 1} ${what}: ${node.getText(source).slice(0, 80)}`);
   };
-  const visit = (node: import('typescript').Node) => {
+  const visit = (node: import('../packages/sdk/node_modules/typescript/lib/typescript.js').Node) => {
     if (node.kind === ts.SyntaxKind.AnyKeyword) report(node, 'any');
     if (ts.isAsExpression(node)) report(node, 'cast');
     if (ts.isTypeAssertionExpression(node)) report(node, 'cast');

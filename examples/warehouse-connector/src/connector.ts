@@ -28,6 +28,8 @@ export interface ConnectorOptions {
   host?: string;
   port?: number;
   reconcileIntervalMs?: number;
+  /** How often the work loop also runs without a trigger, to pick up new stock movements (default 10 s). */
+  pollIntervalMs?: number;
   /** Pause before work that failed (network, 5xx after the SDK's own retries) is tried again. */
   retryDelayMs?: number;
   /** Passed to the SDK client (tests inject fetch, retry limits, sleep). */
@@ -331,6 +333,7 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
       log('reconcile failed', { error: err instanceof Error ? err.message : String(err) });
     });
   }, options.reconcileIntervalMs ?? 60_000);
+  const pollTimer = setInterval(kick, options.pollIntervalMs ?? 10_000);
   log('connector started', { url: `http://${options.host ?? '127.0.0.1'}:${port}/webhooks`, locations: locationIds, pending: Object.values(store.state.orders).filter((o) => o.state === 'to_ship' || o.state === 'fulfilled').length });
 
   return {
@@ -345,6 +348,7 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
     async stop() {
       stopped = true;
       clearInterval(reconcileTimer);
+      clearInterval(pollTimer);
       if (retryTimer) clearTimeout(retryTimer);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,0 +1,240 @@
+// The warehouse connector end to end against a real server over HTTP (PGlite, port 0, webhook
+// worker running): onboard with the operator API, orders at two locations, a Warehouse key
+// restricted to one, verified webhooks, fulfil, track, adjust; stop the connector, miss events,
+// lose an answer mid-write, restart; nothing missed, nothing doubled.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client, type Fulfillment, type InventoryRow, type Order } from 'merchant-integration-sdk';
+import { startLiveServer, waitFor, type LiveServer } from '../../../test/live-server.ts';
+import { startConnector, type Connector, type ConnectorOptions, type ConnectorStats } from '../src/connector.ts';
+import type { ShipRequest, StockMovement, Warehouse } from '../src/warehouse.ts';
+import type { Tracking } from '../src/store.ts';
+
+const WAREHOUSE_SCOPES = ['orders.read', 'products.read', 'inventory.read', 'fulfillments.read', 'inventory.adjust', 'fulfillments.create', 'fulfillments.tracking.write'];
+const WAREHOUSE_EVENTS = ['order.created', 'order.updated', 'order.cancelled', 'fulfillment.created', 'fulfillment.updated', 'inventory.updated'];
+
+/** An in-memory WMS that records every ship request. */
+class TestWarehouse implements Warehouse {
+  shipCalls: ShipRequest[] = [];
+  movements: StockMovement[] = [];
+  async ship(request: ShipRequest): Promise<Tracking> {
+    this.shipCalls.push(request);
+    return { tracking_number: `WH-${request.order_number}`, tracking_url: `https://track.example.com/WH-${request.order_number}`, carrier_name: 'Test Post', service_level: 'ground' };
+  }
+  async stockMovements(): Promise<StockMovement[]> {
+    return [...this.movements];
+  }
+}
+
+let server: LiveServer;
+let admin: Client;
+let merchantId: string;
+let A: string;
+let B: string;
+let warehouseKey: string;
+let endpoint: { id: string; signing_secret: string };
+let mug: string;
+let cap: string;
+const warehouse = new TestWarehouse();
+const dataDir = path.resolve('.tmp', `connector-e2e-${process.pid}-${randomBytes(3).toString('hex')}`);
+const ordersAt: Record<string, Order[]> = {};
+const finished: ConnectorStats[] = [];
+
+async function placeOrder(location: string, lines: [string, number][]): Promise<Order> {
+  const order = await server.operator<Order>('POST', `/merchants/${merchantId}/orders`, { fulfillment_location_id: location, line_items: lines.map(([variant_id, quantity]) => ({ variant_id, quantity })) }, 201);
+  (ordersAt[location] ??= []).push(order);
+  return order;
+}
+
+function connect(port: number, extra: Partial<ConnectorOptions> = {}): Promise<Connector> {
+  return startConnector({
+    baseUrl: server.baseUrl,
+    apiKey: warehouseKey,
+    signingSecrets: [endpoint.signing_secret],
+    dataDir,
+    warehouse,
+    port,
+    reconcileIntervalMs: 3_600_000,
+    pollIntervalMs: 100,
+    retryDelayMs: 200,
+    log: () => {},
+    ...extra,
+  });
+}
+
+async function stop(connector: Connector) {
+  await connector.stop();
+  finished.push({ ...connector.stats });
+}
+
+async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+/** Fulfillments of the merchant (admin key, every location), once `n` of them are shipped. */
+async function shipped(n: number): Promise<Fulfillment[]> {
+  return waitFor(`${n} shipped fulfillments`, async () => {
+    const list = await all(admin.paginate('listFulfillments', { limit: 250 }));
+    return list.length === n && list.every((f) => f.status === 'shipped') ? list : undefined;
+  });
+}
+
+async function inventory(): Promise<Record<string, [number, number]>> {
+  const rows: InventoryRow[] = await all(admin.paginate('listInventory', { limit: 250 }));
+  const name = (l: string) => (l === A ? 'A' : 'B');
+  return Object.fromEntries(rows.map((r) => [`${name(r.fulfillment_location_id)} ${r.sku}`, [r.on_hand, r.committed]]));
+}
+
+interface Delivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+}
+const deliveries = () => server.operator<Delivery[]>('GET', `/merchants/${merchantId}/webhook-endpoints/${endpoint.id}/deliveries?limit=250`, undefined, 200);
+
+beforeAll(async () => {
+  server = await startLiveServer({ webhookRetrySchedule: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1] });
+  // Onboarding through the operator API.
+  merchantId = (await server.operator<{ id: string }>('POST', '/merchants', { name: 'Connector e2e' }, 201)).id;
+  A = (await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name: 'Warehouse A' }, 201)).id;
+  B = (await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name: 'Store B' }, 201)).id;
+  const adminKey = (await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'admin', scopes: [...WAREHOUSE_SCOPES, 'products.write'] }, 201)).secret;
+  warehouseKey = (await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'warehouse A', scopes: WAREHOUSE_SCOPES, location_ids: [A] }, 201)).secret;
+  admin = createClient({ baseUrl: server.baseUrl, apiKey: adminKey });
+  const product = await admin.createProduct({ body: { title: 'Camp set', variants: [{ sku: 'E2E-MUG', price: 8, option1: 'Mug' }, { sku: 'E2E-CAP', price: 15, option1: 'Cap' }] } });
+  [mug, cap] = product.data.variants.map((v) => v.id);
+  await admin.adjustInventory({
+    body: {
+      adjustments: [
+        { sku: 'E2E-MUG', fulfillment_location_id: A, adjustment: 50 },
+        { sku: 'E2E-CAP', fulfillment_location_id: A, adjustment: 50 },
+        { sku: 'E2E-MUG', fulfillment_location_id: B, adjustment: 20 },
+        { sku: 'E2E-CAP', fulfillment_location_id: B, adjustment: 10 },
+      ],
+    },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('warehouse connector', () => {
+  let port = 0;
+
+  it('backfills orders placed before it started, then follows verified webhooks', async () => {
+    // Orders before any endpoint exists: only the list can find them.
+    await placeOrder(A, [[mug, 2], [cap, 1]]);
+    await placeOrder(A, [[mug, 1]]);
+    await placeOrder(A, [[cap, 3]]);
+    await placeOrder(B, [[mug, 4]]);
+    endpoint = await server.operator('POST', `/merchants/${merchantId}/webhook-endpoints`, { url: 'http://127.0.0.1:9/placeholder', events: WAREHOUSE_EVENTS, location_ids: [A] }, 201);
+
+    const connector = await connect(0);
+    port = connector.port;
+    expect(connector.locationIds).toEqual([A]);
+    await server.operator('PATCH', `/merchants/${merchantId}/webhook-endpoints/${endpoint.id}`, { url: connector.url }, 200);
+    const first = await shipped(3);
+    expect(first.map((f) => f.fulfillment_location_id)).toEqual([A, A, A]);
+
+    // Live: webhooks bring new orders; B's never reach this endpoint.
+    await placeOrder(A, [[mug, 1], [cap, 1]]);
+    await placeOrder(B, [[cap, 2]]);
+    await shipped(4);
+    warehouse.movements.push({ id: 'receipt-1', sku: 'E2E-MUG', fulfillment_location_id: A, delta: 10, reason: 'receipt' });
+    warehouse.movements.push({ id: 'damage-1', sku: 'E2E-CAP', fulfillment_location_id: A, delta: -2, reason: 'damaged' });
+    await waitFor('movements pushed', () => (connector.stats.adjustments_pushed === 2 ? true : undefined));
+    expect(await inventory()).toEqual({ 'A E2E-MUG': [50 - 4 + 10, 0], 'A E2E-CAP': [50 - 5 - 2, 0], 'B E2E-MUG': [20, 4], 'B E2E-CAP': [10, 2] });
+    expect(connector.stats.events_rejected).toBe(0);
+    await stop(connector);
+  });
+
+  it('after a stop and an answer lost mid-write, a restart misses nothing and doubles nothing', async () => {
+    // While it is down: orders (their webhooks fail and are retried) and a stock movement.
+    await placeOrder(A, [[mug, 2]]);
+    await placeOrder(A, [[cap, 1]]);
+    await placeOrder(B, [[mug, 1]]);
+    warehouse.movements.push({ id: 'receipt-2', sku: 'E2E-CAP', fulfillment_location_id: A, delta: 5, reason: 'receipt' });
+    await waitFor('a failed delivery while down', async () => ((await deliveries()).some((d) => d.status === 'pending' && d.attempts >= 1) ? true : undefined));
+
+    // Restart whose first fulfillment answer is lost after the server applied it, then "crash".
+    let lost = false;
+    const lossy: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!lost && init?.method === 'POST' && String(input).endsWith('/fulfillments')) {
+        lost = true;
+        await res.text();
+        throw new TypeError('fetch failed: connection reset');
+      }
+      return res;
+    };
+    const crashing = await connect(port, { client: { fetch: lossy, retry: { maxAttempts: 1 } }, retryDelayMs: 3_600_000 });
+    await waitFor('the lost answer', () => (crashing.stats.errors >= 1 ? true : undefined));
+    await stop(crashing);
+    expect(crashing.stats.fulfillments_created).toBeLessThan(2);
+
+    // The real restart.
+    const connector = await connect(port);
+    const list = await shipped(6);
+    await waitFor('every movement pushed', () => {
+      const saved: { movements: Record<string, { state: string }> } = JSON.parse(fs.readFileSync(path.join(dataDir, 'connector-state.json'), 'utf8'));
+      const states = Object.values(saved.movements).map((m) => m.state);
+      return states.length === 3 && states.every((st) => st === 'pushed') ? true : undefined;
+    });
+    await waitFor('every delivery delivered', async () => {
+      const ds = await deliveries();
+      return ds.length > 0 && ds.every((d) => d.status === 'delivered') ? ds : undefined;
+    });
+
+    // Exactly one shipped fulfillment per order at A, with the warehouse's tracking; none at B.
+    const aOrders = ordersAt[A];
+    expect(list.map((f) => f.merchant_order_id).sort()).toEqual(aOrders.map((o) => o.id).sort());
+    for (const f of list) {
+      const order = aOrders.find((o) => o.id === f.merchant_order_id);
+      expect(f.tracking).toEqual({ tracking_number: `WH-${order?.order_number}`, tracking_url: `https://track.example.com/WH-${order?.order_number}`, carrier_name: 'Test Post', service_level: 'ground' });
+      expect(f.items).toEqual(order?.line_items.map((l) => ({ merchant_order_item_id: l.id, quantity: l.quantity })));
+    }
+    const orders = await all(admin.paginate('listOrders', { limit: 250 }));
+    expect(orders.filter((o) => o.fulfillment_location_id === A).map((o) => [o.status, o.fulfillment_status])).toEqual(aOrders.map(() => ['closed', 'fulfilled']));
+    expect(orders.filter((o) => o.fulfillment_location_id === B).map((o) => [o.status, o.fulfillment_status])).toEqual([
+      ['open', 'unfulfilled'],
+      ['open', 'unfulfilled'],
+      ['open', 'unfulfilled'],
+    ]);
+    // Stock: every fulfillment and every movement applied exactly once.
+    expect(await inventory()).toEqual({ 'A E2E-MUG': [50 - 6 + 10, 0], 'A E2E-CAP': [50 - 6 - 2 + 5, 0], 'B E2E-MUG': [20, 5], 'B E2E-CAP': [10, 2] });
+    // The warehouse was asked to ship each fulfillment once.
+    expect(warehouse.shipCalls.map((c) => c.fulfillment_id).sort()).toEqual(list.map((f) => f.id).sort());
+    await stop(connector);
+
+    // Across the three runs: each delivered event accepted once, the lost answer replayed once.
+    const ds = await deliveries();
+    const total = (k: keyof ConnectorStats) => finished.reduce((n, s) => n + s[k], 0);
+    expect(total('events_accepted')).toBe(new Set(ds.map((d) => d.event_id)).size);
+    expect(total('events_rejected')).toBe(0);
+    expect(total('fulfillments_created')).toBe(6);
+    expect(total('tracking_attached')).toBe(6);
+    expect(total('adjustments_pushed')).toBe(3);
+    expect(total('replays')).toBe(1);
+  });
+
+  it('a redelivered event is recognised by its id and changes nothing', async () => {
+    const connector = await connect(port);
+    const before = await inventory();
+    const created = (await deliveries()).find((d) => d.event_type === 'order.created');
+    if (!created) throw new Error('no order.created delivery');
+    await server.operator('POST', `/merchants/${merchantId}/webhook-endpoints/${endpoint.id}/deliveries/${created.id}/resend`, {}, 200);
+    await waitFor('the duplicate', () => (connector.stats.events_duplicate === 1 ? true : undefined));
+    await connector.idle();
+    expect([connector.stats.events_accepted, connector.stats.fulfillments_created]).toEqual([0, 0]);
+    expect(await shipped(6)).toHaveLength(6);
+    expect(await inventory()).toEqual(before);
+    await stop(connector);
+  });
+});
