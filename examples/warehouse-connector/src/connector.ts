@@ -285,7 +285,13 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
 
   // --- webhook receiver ---------------------------------------------------------------------
 
+  // Handlers still running: stop() lets them store and answer before connections close.
+  const inFlight = new Set<Promise<void>>();
   const server = http.createServer((req, res) => {
+    if (stopped) {
+      res.writeHead(503, { connection: 'close' }).end();
+      return;
+    }
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
@@ -297,7 +303,7 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
       if (size <= MAX_BODY) chunks.push(chunk);
     });
     req.on('end', () => {
-      void (async () => {
+      const handling = (async () => {
         if (size > MAX_BODY) return void res.writeHead(413).end();
         let event: WebhookEvent;
         try {
@@ -319,6 +325,8 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
           res.writeHead(503).end();
         }
       })();
+      inFlight.add(handling);
+      void handling.finally(() => inFlight.delete(handling));
     });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
@@ -350,8 +358,11 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
       clearInterval(reconcileTimer);
       clearInterval(pollTimer);
       if (retryTimer) clearTimeout(retryTimer);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await Promise.all(inFlight);
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
       while (running) await running;
       await store.flushed();
       lock.release();
