@@ -2,6 +2,9 @@
 // NetworkError when no answer came (after the retries the operation allows).
 import type { ErrorCode } from './generated/operations.js';
 
+/** A code the document declares, or one it does not know yet (a newer server, a proxy's `http_502`). */
+export type AnyErrorCode = ErrorCode | (string & {});
+
 export interface FieldError {
   /** JSON pointer of the offending field, e.g. `/items/0/quantity`. */
   path: string;
@@ -14,7 +17,7 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: ErrorCode;
+  code: AnyErrorCode;
   request_id: string;
   errors?: FieldError[];
 }
@@ -22,7 +25,7 @@ export interface Problem {
 export class ApiError extends Error {
   readonly name = 'ApiError';
   readonly status: number;
-  readonly code: ErrorCode;
+  readonly code: AnyErrorCode;
   readonly errors: FieldError[];
   readonly request_id: string;
   readonly title: string;
@@ -62,8 +65,8 @@ export class NetworkError extends Error {
 }
 
 /** Narrows an unknown error to an ApiError, optionally with one of the given codes. */
-export function isApiError(err: unknown, ...codes: ErrorCode[]): err is ApiError {
-  return err instanceof ApiError && (codes.length === 0 || codes.includes(err.code));
+export function isApiError(err: unknown, ...codes: AnyErrorCode[]): err is ApiError {
+  return err instanceof ApiError && (codes.length === 0 || codes.some((c) => c === err.code));
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -31,7 +31,7 @@ export type HasRequired<T> = [RequiredKeys<T>] extends [never] ? false : true;
 
 // Resource types: the document's named schema when it has one, else the resource's GET answer.
 type Schemas = components extends { schemas: infer S } ? S : {};
-type Named<N extends string, Fallback> = [Schemas] extends [never] ? Fallback : N extends keyof Schemas ? Schemas[N] : Fallback;
+export type Named<N extends string, Fallback> = [Schemas] extends [never] ? Fallback : N extends keyof Schemas ? Schemas[N] : Fallback;
 type GetData<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': { data: infer D } } } } } } ? D : never;
 type Elem<T> = T extends (infer I)[] ? I : never;
 

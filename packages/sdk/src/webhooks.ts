@@ -2,7 +2,7 @@
 // a timestamp tolerance, any of the header's `v1=` signatures (two during a secret rotation),
 // any of the receiver's secrets; then a typed event discriminated by `type`.
 import type { webhooks } from './generated/openapi.js';
-import type { Collection, Fulfillment, InventoryRow, Order, Product, SocialVideo } from './types.js';
+import type { Collection, Fulfillment, InventoryRow, Named, Order, Product, SocialVideo } from './types.js';
 
 export interface EventEnvelope<T extends string, O> {
   id: string;
@@ -15,10 +15,7 @@ export interface EventEnvelope<T extends string, O> {
   data: { object: O };
 }
 
-export interface PingObject {
-  endpoint_id: string;
-  message: string;
-}
+export type PingObject = Named<'PingObject', { endpoint_id: string; message: string }>;
 
 /** What each event type carries when the document has no `webhooks` section to say it. */
 interface EventObjects {
