@@ -10,6 +10,7 @@ import { isMigrated } from './db/migrate.ts';
 import { AppError, databaseUnavailable, problem } from './http/errors.ts';
 import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
+import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
 import { integrationApi } from './modules/index.ts';
 import { registerOpenApi } from './openapi/index.ts';
@@ -26,6 +27,8 @@ declare module 'fastify' {
     counters: CounterStore;
     /** Every route registered, in order (the isolation matrix test walks them). */
     routeList: { method: string; url: string; scope?: string }[];
+    /** Buffered writer of the API request log (src/http/request-log.ts). */
+    requestLog: RequestLogWriter;
   }
 }
 
@@ -55,6 +58,10 @@ export async function buildApp(opts: AppOptions) {
   app.decorate('config', opts.config);
   app.decorate('secret', opts.secret);
   app.decorateRequest('auth', null);
+  app.decorateRequest('loggedKey', null);
+  app.decorate('requestLog', createRequestLog(opts.db, app.log, { enabled: opts.config.requestLogEnabled }));
+  // Written before the database closes: the app closes first on shutdown.
+  app.addHook('onClose', async () => app.requestLog.close());
   app.setValidatorCompiler(validatorCompiler as never);
 
   // Validation errors are turned into problems by us (and, for idempotent writes, stored).

@@ -33,6 +33,9 @@ export interface Config {
   roles: Role[];
   seedDemo: boolean;
   publicBaseUrl: string | null;
+  /** Record integration-API requests for the portal's request log (buffered, batched writes). */
+  requestLogEnabled: boolean;
+  requestLogRetentionDays: number;
 }
 
 // About three days: 1m, 5m, 30m, 2h, 6h, 12h, 24h, 24h.
@@ -92,5 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles: roles(env.ROLE),
     seedDemo: env.SEED_DEMO !== 'false',
     publicBaseUrl: env.PUBLIC_BASE_URL || null,
+    requestLogEnabled: env.REQUEST_LOG_ENABLED !== 'false',
+    requestLogRetentionDays: integer('REQUEST_LOG_RETENTION_DAYS', env.REQUEST_LOG_RETENTION_DAYS, 7),
   };
 }

@@ -83,7 +83,7 @@ describe('retention job', () => {
     expect(await attemptsOf(d0.id)).toBe(1);
 
     const job = startRetention(db, t.config, log, { autoStart: false });
-    expect(await job.runNow()).toEqual({ portal_sessions: 1, idempotency_keys: 1, webhook_deliveries: 2, events: 2 });
+    expect(await job.runNow()).toEqual({ portal_sessions: 1, idempotency_keys: 1, webhook_deliveries: 2, events: 2, request_log: 0 });
     await job.stop();
 
     expect(await ids('webhook_deliveries')).toEqual([d1.id, d3.id, resent.id].sort());
@@ -101,7 +101,7 @@ describe('retention job', () => {
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(json(again, 200).data[0].on_hand).toBe(3);
     // A second run finds nothing more.
-    expect(await purgeExpired(db, retentionSteps(t.config), log)).toEqual({ portal_sessions: 0, idempotency_keys: 0, webhook_deliveries: 0, events: 0 });
+    expect(await purgeExpired(db, retentionSteps(t.config), log)).toEqual({ portal_sessions: 0, idempotency_keys: 0, webhook_deliveries: 0, events: 0, request_log: 0 });
   });
 
   it('purges in batches of at most 1,000 rows per statement', async () => {
@@ -110,7 +110,7 @@ describe('retention job', () => {
               select ${m.id}::uuid, 'POST', '/batch', 'k' || g, 'h', 200, '{}'::jsonb, clock_timestamp() - interval '3 days'
                 from generate_series(1, 2500) g`.execute(db);
     t.database.queries.length = 0;
-    expect(await purgeExpired(db, retentionSteps(t.config), log)).toEqual({ portal_sessions: 0, idempotency_keys: 2500, webhook_deliveries: 0, events: 0 });
+    expect(await purgeExpired(db, retentionSteps(t.config), log)).toEqual({ portal_sessions: 0, idempotency_keys: 2500, webhook_deliveries: 0, events: 0, request_log: 0 });
     expect(t.database.queries.filter((q) => q.trimStart().startsWith('delete from idempotency_keys'))).toHaveLength(3);
   });
 

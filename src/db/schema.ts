@@ -239,6 +239,8 @@ export interface WebhookDeliveriesTable extends Stamped {
   next_attempt_at: NullableStamp;
   locked_until: NullableStamp;
   last_status_code: number | null;
+  /** The delivery a resend copied (null for the original). */
+  resent_from: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface WebhookAttemptsTable {
@@ -250,7 +252,25 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
   response_excerpt: string | null;
   error: string | null;
+  /** The exact request sent: headers (signature included) and raw body. */
+  request_headers: Json<Record<string, string>> | null;
+  request_body: string | null;
   created_at: Stamp;
+}
+
+export interface RequestLogTable {
+  id: Generated<string>;
+  merchant_id: string;
+  api_key_id: string;
+  request_id: string;
+  method: string;
+  path: string;
+  query: string | null;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  problem: Json<Record<string, unknown>> | null;
+  created_at: Date;
 }
 
 export interface IdempotencyKeysTable {
@@ -309,4 +329,5 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
   portal_sessions: PortalSessionsTable;
+  request_log: RequestLogTable;
 }

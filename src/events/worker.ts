@@ -174,10 +174,10 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
   async function deliver(c: Claimed) {
     const request = webhookRequest(c.event, c.endpoint);
     const result = await transport.post(c.endpoint.url, request.headers, request.body);
-    await settle(c, result);
+    await settle(c, result, request);
   }
 
-  async function settle(c: Claimed, r: PostResult) {
+  async function settle(c: Claimed, r: PostResult, sent: { headers: Record<string, string>; body: string }) {
     const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
     const gone = r.statusCode === 410;
     const retryIndex = c.attempts - 1; // attempts already counts this one
@@ -199,7 +199,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
         .executeTakeFirst();
       await trx
         .insertInto('webhook_attempts')
-        .values({ merchant_id: c.merchant_id, delivery_id: c.id, attempt: c.attempts, status_code: r.statusCode, duration_ms: r.durationMs, response_excerpt: r.excerpt, error: r.error })
+        .values({ merchant_id: c.merchant_id, delivery_id: c.id, attempt: c.attempts, status_code: r.statusCode, duration_ms: r.durationMs, response_excerpt: r.excerpt, error: r.error, request_headers: JSON.stringify(sent.headers), request_body: sent.body })
         .execute();
       if (gone && updated) {
         await trx.updateTable('webhook_endpoints').set({ status: 'disabled', updated_at: sql`clock_timestamp()` }).where('id', '=', c.endpoint_id).execute();

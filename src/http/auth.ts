@@ -32,6 +32,8 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply): Pr
     headerError = err as AppError;
   }
   const key: ResolvedKey | undefined = secret ? await findKeyBySecret(req.server.db, secret) : undefined;
+  // Known keys, revoked ones included, are named in the request log (a merchant debugging a 401 sees it).
+  req.loggedKey = key ? { id: key.id, merchantId: key.merchant_id } : null;
   const valid = key && !key.revoked_at ? key : undefined;
   await req.server.checkRateLimit(req, reply, valid ? `key:${valid.id}` : `ip:${req.ip}`);
 

@@ -22,6 +22,8 @@ export interface AuthInfo {
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthInfo | null;
+    /** The key a request presented, when it is one we know (for the request log). */
+    loggedKey: { id: string; merchantId: string } | null;
   }
   interface FastifyContextConfig {
     /** Scope an integration route needs. */

@@ -42,3 +42,23 @@ export function effectiveScopes(granted: readonly string[]): Set<string> {
   for (const s of granted) for (const implied of SCOPE_ALIASES[s as Scope] ?? []) out.add(implied);
   return out;
 }
+
+/** What each scope allows, in words a merchant reads when creating a key. */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'products.read': 'Read products, variants, their stock, and vendors, tags and media assets.',
+  'products.write': 'Create and edit native products.',
+  'products.submit': 'Submit products for review (submit: true).',
+  'collections.read': 'Read collections.',
+  'collections.write': 'Create and edit native collections.',
+  'collections.submit': 'Submit collections for review.',
+  'orders.read': 'Read orders, their line items and shipping addresses.',
+  'fulfillments.read': 'Read fulfillments and their tracking.',
+  'fulfillments.create': 'Create fulfillments for open orders.',
+  'fulfillments.tracking.write': 'Attach or replace tracking on fulfillments.',
+  'fulfillments.write': 'Alias: includes fulfillments.create and fulfillments.tracking.write.',
+  'inventory.read': 'Read stock levels per variant and location.',
+  'inventory.adjust': 'Adjust on-hand stock (inventory adjustments).',
+  'inventory.write': 'Alias: includes inventory.adjust.',
+  'social_videos.read': 'Read social videos.',
+  'social_videos.write': 'Create and edit social videos.',
+};

@@ -17,7 +17,7 @@ export interface PurgeStep {
   purgeBatch(db: Database, limit: number): Promise<number>;
 }
 
-export type RetentionSettings = Pick<Config, 'eventRetentionDays' | 'deliveryRetentionDays' | 'idempotencyRetentionHours'>;
+export type RetentionSettings = Pick<Config, 'eventRetentionDays' | 'deliveryRetentionDays' | 'idempotencyRetentionHours' | 'requestLogRetentionDays'>;
 
 async function deleted(statement: RawBuilder<unknown>, db: Database): Promise<number> {
   const result = await statement.execute(db);
@@ -29,6 +29,7 @@ export function retentionSteps(settings: RetentionSettings): PurgeStep[] {
   const deliveryCutoff = sql`clock_timestamp() - ${`${settings.deliveryRetentionDays} days`}::interval`;
   const eventCutoff = sql`clock_timestamp() - ${`${settings.eventRetentionDays} days`}::interval`;
   const idempotencyCutoff = sql`clock_timestamp() - ${`${settings.idempotencyRetentionHours} hours`}::interval`;
+  const requestLogCutoff = sql`clock_timestamp() - ${`${settings.requestLogRetentionDays} days`}::interval`;
   return [
     {
       // Sessions end at expiry (sliding: use pushes expires_at forward).
@@ -79,6 +80,16 @@ export function retentionSteps(settings: RetentionSettings): PurgeStep[] {
                       where e.created_at < ${eventCutoff} and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
                       limit ${limit})
                  and not exists (select 1 from webhook_deliveries d where d.event_id = ev.id)`,
+          db,
+        ),
+    },
+    {
+      // The portal's API request log (REQUEST_LOG_RETENTION_DAYS, default 7).
+      name: 'request_log',
+      purgeBatch: (db, limit) =>
+        deleted(
+          sql`delete from request_log
+               where id in (select id from request_log where created_at < ${requestLogCutoff} limit ${limit})`,
           db,
         ),
     },

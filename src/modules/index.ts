@@ -1,6 +1,7 @@
 // The integration API: authentication (+ rate limit + scope) for every route, then the resources.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authenticate } from '../http/auth.ts';
+import { logRequests } from '../http/request-log-hooks.ts';
 import collections from './collections/routes.ts';
 import fulfillments from './fulfillments/routes.ts';
 import inventory from './inventory/routes.ts';
@@ -11,6 +12,7 @@ import socialVideos from './social-videos/routes.ts';
 
 export const integrationApi: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', authenticate);
+  logRequests(app);
   for (const routes of [products, collections, socialVideos, orders, fulfillments, inventory, reference]) {
     await app.register(routes);
   }

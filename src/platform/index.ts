@@ -6,6 +6,7 @@ import { assertMerchant } from '../modules/merchants/service.ts';
 import catalog from './catalog.ts';
 import merchants from './merchants.ts';
 import orders from './orders.ts';
+import requests from './requests.ts';
 import webhooks from './webhooks.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -23,5 +24,5 @@ export const platformApi: FastifyPluginAsyncTypebox = async (app) => {
     const m = (req.params as { m?: string }).m;
     if (m !== undefined && !req.validationError) await assertMerchant(app.db, m);
   });
-  for (const routes of [merchants, catalog, orders, webhooks]) await app.register(routes);
+  for (const routes of [merchants, catalog, orders, webhooks, requests]) await app.register(routes);
 };

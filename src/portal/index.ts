@@ -5,20 +5,23 @@ import path from 'node:path';
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import type { Ctx } from '../http/context.ts';
 import { AppError } from '../http/errors.ts';
 import { pageRequest } from '../http/paging.ts';
 import { Nullable, Uuid } from '../http/schemas.ts';
-import { SCOPES, WAREHOUSE_PRESET } from '../http/scopes.ts';
+import { SCOPE_ALIASES, SCOPE_DESCRIPTIONS, SCOPES, WAREHOUSE_PRESET } from '../http/scopes.ts';
 import { EVENT_TYPES, WAREHOUSE_EVENTS } from '../events/outbox.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../modules/api-keys/service.ts';
 import { listNamed } from '../modules/reference/service.ts';
+import { deliveryDetail, deliveryLog, emptyHealth, endpointHealth } from '../modules/webhook-endpoints/insight.ts';
 import {
-  createEndpoint, listAttempts, listEndpoints, recentDeliveries, resendDelivery, revealSigningSecret, rotateSigningSecret, sendTestEvent, updateEndpoint,
+  createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, resendDelivery, revealSigningSecret, rotateSigningSecret, sendTestEvent, updateEndpoint,
 } from '../modules/webhook-endpoints/service.ts';
 import { ApiKeyBody, EndpointBody } from '../platform/merchants.ts';
 import { signInThrottle } from './throttle.ts';
+import { consoleRoutes } from './console.ts';
+import { ApiKey, DeliveryDetail, Endpoint, EndpointWithHealth, Envelope, Location, Meta, NewApiKey, NewEndpoint, PortalDelivery, SessionInfo, SigningSecret } from './schemas.ts';
 import { COOKIE, checkCsrf, clearSessionCookie, findSession, setSessionCookie, signIn, signOut, type Session } from './sessions.ts';
 
 declare module 'fastify' {
@@ -32,84 +35,106 @@ const strict = { additionalProperties: false } as const;
 const Id = Type.Object({ id: Uuid() });
 const IdD = Type.Object({ id: Uuid(), d: Uuid() });
 const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
+const ok = <T extends TSchema>(data: T) => ({ 200: Envelope(data) });
+const OPEN = ['/portal/api/login', '/portal/api/meta', '/portal/api/session'];
+
+export const EndpointPatch = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    events: Type.Optional(EndpointBody.properties.events),
+    location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    status: Type.Optional(Type.Union([Type.Literal('enabled'), Type.Literal('disabled')])),
+  },
+  strict,
+);
 
 const api: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('session', null);
   app.addHook('onRequest', async (req) => {
     req.session = await findSession(app.db, req.cookies[COOKIE]);
-    const open = req.url.startsWith('/portal/api/login') || req.url.startsWith('/portal/api/meta');
-    if (!open && !req.session) throw new AppError('unauthorized', 'Sign in first.');
-    if (req.session && req.method !== 'GET' && req.method !== 'HEAD' && !req.url.startsWith('/portal/api/login')) checkCsrf(req, req.session);
+    const path = req.url.split('?')[0];
+    // The session probe answers null rather than 401, so a signed-out page load logs no error.
+    if (!OPEN.includes(path) && !req.session) throw new AppError('unauthorized', 'Sign in first.');
+    if (req.session && req.method !== 'GET' && req.method !== 'HEAD' && path !== '/portal/api/login') checkCsrf(req, req.session);
   });
   const ctx = (req: FastifyRequest): Ctx => ({ db: app.db, merchantId: req.session!.merchantId, apiKeyId: null, locationIds: null });
   const allowPrivate = app.config.webhookAllowPrivateUrls;
   const throttle = signInThrottle(app.counters);
   const sessionBody = (s: Session) => ({ user: { id: s.userId, email: s.email }, merchant: { id: s.merchantId, name: s.merchantName }, csrf_token: s.csrfToken });
 
-  app.get('/meta', { schema: hidden }, async (req) => ({
-    data: { scopes: SCOPES, warehouse_scopes: WAREHOUSE_PRESET, event_types: EVENT_TYPES, warehouse_events: WAREHOUSE_EVENTS },
+  app.get('/meta', { schema: { ...hidden, response: ok(Meta) } }, async (req) => ({
+    data: {
+      scopes: [...SCOPES],
+      scope_descriptions: SCOPE_DESCRIPTIONS,
+      scope_aliases: SCOPE_ALIASES as Record<string, string[]>,
+      warehouse_scopes: WAREHOUSE_PRESET,
+      event_types: [...EVENT_TYPES],
+      warehouse_events: WAREHOUSE_EVENTS,
+      request_log_retention_days: app.config.requestLogRetentionDays,
+    },
     request_id: req.id,
   }));
 
   app.post(
     '/login',
-    { schema: { ...hidden, body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 200 }) }, strict) } },
+    { schema: { ...hidden, body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 200 }) }, strict), response: ok(SessionInfo) } },
     async (req, reply) => {
       const { token, session } = await signIn(app.db, throttle, req.body.email, req.body.password, req.ip);
       setSessionCookie(reply, req, token, app.config.publicBaseUrl);
       return { data: sessionBody(session), request_id: req.id };
     },
   );
-  app.post('/logout', { schema: hidden }, async (req, reply) => {
+  app.post('/logout', { schema: { ...hidden, response: ok(Type.Object({ signed_out: Type.Boolean() })) } }, async (req, reply) => {
     await signOut(app.db, req.session!);
     clearSessionCookie(reply, req, app.config.publicBaseUrl);
     return { data: { signed_out: true }, request_id: req.id };
   });
-  app.get('/session', { schema: hidden }, async (req) => ({ data: sessionBody(req.session!), request_id: req.id }));
+  app.get('/session', { schema: { ...hidden, response: ok(Nullable(SessionInfo)) } }, async (req) => ({ data: req.session ? sessionBody(req.session) : null, request_id: req.id }));
 
-  app.get('/locations', { schema: hidden }, async (req) => {
+  app.get('/locations', { schema: { ...hidden, response: ok(Type.Array(Location)) } }, async (req) => {
     const { items } = await listNamed(ctx(req), 'locations', pageRequest(app.secret, '/portal/locations', { limit: 250 }), {});
-    return { data: items, request_id: req.id };
+    return { data: items.map((l) => ({ id: l.id, name: l.name })), request_id: req.id };
   });
 
-  app.get('/api-keys', { schema: hidden }, async (req) => ({ data: await listApiKeys(ctx(req)), request_id: req.id }));
-  app.post('/api-keys', { schema: { ...hidden, body: ApiKeyBody } }, async (req, reply) => {
+  app.get('/api-keys', { schema: { ...hidden, response: ok(Type.Array(ApiKey)) } }, async (req) => ({ data: await listApiKeys(ctx(req)), request_id: req.id }));
+  app.post('/api-keys', { schema: { ...hidden, body: ApiKeyBody, response: { 201: Envelope(NewApiKey) } } }, async (req, reply) => {
     reply.code(201);
     return { data: await createApiKey(ctx(req), req.body), request_id: req.id };
   });
-  app.post('/api-keys/:id/revoke', { schema: { ...hidden, params: Id } }, async (req) => ({ data: await revokeApiKey(ctx(req), req.params.id), request_id: req.id }));
+  app.post('/api-keys/:id/revoke', { schema: { ...hidden, params: Id, response: ok(ApiKey) } }, async (req) => ({ data: await revokeApiKey(ctx(req), req.params.id), request_id: req.id }));
 
-  app.get('/webhook-endpoints', { schema: hidden }, async (req) => ({ data: await listEndpoints(ctx(req)), request_id: req.id }));
-  app.post('/webhook-endpoints', { schema: { ...hidden, body: EndpointBody } }, async (req, reply) => {
+  app.get('/webhook-endpoints', { schema: { ...hidden, response: ok(Type.Array(EndpointWithHealth)) } }, async (req) => {
+    const [endpoints, health] = await Promise.all([listEndpoints(ctx(req)), endpointHealth(ctx(req))]);
+    return { data: endpoints.map((e) => ({ ...e, health: health.get(e.id) ?? emptyHealth() })), request_id: req.id };
+  });
+  app.post('/webhook-endpoints', { schema: { ...hidden, body: EndpointBody, response: { 201: Envelope(NewEndpoint) } } }, async (req, reply) => {
     reply.code(201);
     return { data: await createEndpoint(ctx(req), req.body, allowPrivate), request_id: req.id };
   });
-  app.patch(
-    '/webhook-endpoints/:id',
-    {
-      schema: {
-        ...hidden,
-        params: Id,
-        body: Type.Object(
-          {
-            url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-            events: Type.Optional(EndpointBody.properties.events),
-            location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
-            description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-            status: Type.Optional(Type.Union([Type.Literal('enabled'), Type.Literal('disabled')])),
-          },
-          strict,
-        ),
-      },
-    },
-    async (req) => ({ data: await updateEndpoint(ctx(req), req.params.id, req.body, allowPrivate), request_id: req.id }),
-  );
-  app.get('/webhook-endpoints/:id/secret', { schema: { ...hidden, params: Id } }, async (req) => ({ data: await revealSigningSecret(ctx(req), req.params.id), request_id: req.id }));
-  app.post('/webhook-endpoints/:id/rotate-secret', { schema: { ...hidden, params: Id } }, async (req) => ({ data: await rotateSigningSecret(ctx(req), req.params.id), request_id: req.id }));
-  app.get('/webhook-endpoints/:id/deliveries', { schema: { ...hidden, params: Id } }, async (req) => ({ data: await recentDeliveries(ctx(req), req.params.id), request_id: req.id }));
-  app.get('/webhook-endpoints/:id/deliveries/:d/attempts', { schema: { ...hidden, params: IdD } }, async (req) => ({ data: await listAttempts(ctx(req), req.params.id, req.params.d), request_id: req.id }));
-  app.post('/webhook-endpoints/:id/deliveries/:d/resend', { schema: { ...hidden, params: IdD } }, async (req) => ({ data: await resendDelivery(ctx(req), req.params.id, req.params.d), request_id: req.id }));
-  app.post('/webhook-endpoints/:id/test', { schema: { ...hidden, params: Id } }, async (req) => ({ data: await sendTestEvent(ctx(req), req.params.id), request_id: req.id }));
+  app.get('/webhook-endpoints/:id', { schema: { ...hidden, params: Id, response: ok(EndpointWithHealth) } }, async (req) => {
+    const [endpoint, health] = await Promise.all([getEndpoint(ctx(req), req.params.id), endpointHealth(ctx(req))]);
+    return { data: { ...endpoint, health: health.get(endpoint.id) ?? emptyHealth() }, request_id: req.id };
+  });
+  app.patch('/webhook-endpoints/:id', { schema: { ...hidden, params: Id, body: EndpointPatch, response: ok(Endpoint) } }, async (req) => ({
+    data: await updateEndpoint(ctx(req), req.params.id, req.body, allowPrivate),
+    request_id: req.id,
+  }));
+  app.delete('/webhook-endpoints/:id', { schema: { ...hidden, params: Id, response: ok(Endpoint) } }, async (req) => ({ data: await deleteEndpoint(ctx(req), req.params.id), request_id: req.id }));
+  app.get('/webhook-endpoints/:id/secret', { schema: { ...hidden, params: Id, response: ok(SigningSecret) } }, async (req) => ({ data: await revealSigningSecret(ctx(req), req.params.id), request_id: req.id }));
+  app.post('/webhook-endpoints/:id/rotate-secret', { schema: { ...hidden, params: Id, response: ok(NewEndpoint) } }, async (req) => ({ data: await rotateSigningSecret(ctx(req), req.params.id), request_id: req.id }));
+  app.get('/webhook-endpoints/:id/deliveries', { schema: { ...hidden, params: Id, response: ok(Type.Array(PortalDelivery)) } }, async (req) => ({ data: await deliveryLog(ctx(req), req.params.id), request_id: req.id }));
+  app.get('/webhook-endpoints/:id/deliveries/:d', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => ({ data: await deliveryDetail(ctx(req), req.params.id, req.params.d), request_id: req.id }));
+  app.post('/webhook-endpoints/:id/deliveries/:d/resend', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => {
+    const copy = await resendDelivery(ctx(req), req.params.id, req.params.d);
+    return { data: await deliveryDetail(ctx(req), req.params.id, copy.id), request_id: req.id };
+  });
+  app.post('/webhook-endpoints/:id/test', { schema: { ...hidden, params: Id, response: ok(DeliveryDetail) } }, async (req) => {
+    const ping = await sendTestEvent(ctx(req), req.params.id);
+    return { data: await deliveryDetail(ctx(req), req.params.id, ping.id), request_id: req.id };
+  });
+
+  await app.register(consoleRoutes);
 };
 
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json' };

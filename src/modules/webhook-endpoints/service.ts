@@ -247,7 +247,7 @@ export async function resendDelivery(ctx: Ctx, endpointId: string, deliveryId: s
   const original = await oneDelivery(ctx, endpointId, deliveryId);
   const row = await ctx.db
     .insertInto('webhook_deliveries')
-    .values({ merchant_id: ctx.merchantId, endpoint_id: endpointId, event_id: original.event_id })
+    .values({ merchant_id: ctx.merchantId, endpoint_id: endpointId, event_id: original.event_id, resent_from: original.id })
     .returning('id')
     .executeTakeFirstOrThrow();
   return oneDelivery(ctx, endpointId, row.id);
@@ -267,4 +267,11 @@ export async function sendTestEvent(ctx: Ctx, endpointId: string) {
     const d = await trx.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).executeTakeFirstOrThrow();
     return oneDelivery({ ...ctx, db: trx }, endpointId, d.id);
   });
+}
+
+/** Deletes the endpoint with its deliveries and their attempts; events stay (other endpoints, the feed). */
+export async function deleteEndpoint(ctx: Ctx, id: string) {
+  const row = await ctx.db.deleteFrom('webhook_endpoints').where('merchant_id', '=', ctx.merchantId).where('id', '=', id).returning(endpointColumns).executeTakeFirst();
+  if (!row) throw notFound('webhook endpoint');
+  return presentEndpoint(row);
 }

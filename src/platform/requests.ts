@@ -1,0 +1,25 @@
+// Operator lookup of an integration-API request by the X-Request-Id an integrator reports.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Uuid } from '../http/schemas.ts';
+import { LoggedRequest } from '../modules/request-log/schemas.ts';
+import { findRequestForOperator } from '../modules/request-log/service.ts';
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/requests/:request_id',
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({ request_id: Uuid() }),
+        response: { 200: Type.Object({ data: Type.Object({ merchant_id: Uuid(), ...LoggedRequest.properties }), request_id: Uuid() }) },
+      },
+    },
+    async (req) => {
+      await app.requestLog.flush();
+      return { data: await findRequestForOperator(app.db, req.params.request_id), request_id: req.id };
+    },
+  );
+};
+
+export default routes;

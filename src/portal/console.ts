@@ -1,0 +1,74 @@
+// The portal's integration console: the API request log, the events page and the overview.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Ctx } from '../http/context.ts';
+import { Uuid } from '../http/schemas.ts';
+import { EVENT_TYPES } from '../events/outbox.ts';
+import { listApiKeys } from '../modules/api-keys/service.ts';
+import { recentEvents } from '../modules/event-log/service.ts';
+import { StatusClass } from '../modules/request-log/schemas.ts';
+import { getRequest, listRequests, requestStats } from '../modules/request-log/service.ts';
+import { emptyHealth, endpointHealth, failingDeliveries } from '../modules/webhook-endpoints/insight.ts';
+import { listEndpoints } from '../modules/webhook-endpoints/service.ts';
+import { Envelope, LoggedEvent, LoggedRequest, Overview, Page } from './schemas.ts';
+
+const hidden = { hide: true } as const;
+const strict = { additionalProperties: false } as const;
+const Limit = Type.Integer({ minimum: 1, maximum: 100 });
+
+export const RequestLogQuery = Type.Object(
+  {
+    key_id: Type.Optional(Uuid()),
+    status_class: Type.Optional(StatusClass),
+    path: Type.Optional(Type.String({ maxLength: 200 })),
+    request_id: Type.Optional(Uuid()),
+    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })),
+    limit: Type.Optional(Limit),
+  },
+  strict,
+);
+
+export const EventsQuery = Type.Object(
+  {
+    type: Type.Optional(Type.Union([...EVENT_TYPES, 'ping'].map((t) => Type.Literal(t)))),
+    before: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z_[0-9a-f-]{36}$' })),
+    limit: Type.Optional(Limit),
+  },
+  strict,
+);
+
+export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const ctx = (req: FastifyRequest): Ctx => ({ db: app.db, merchantId: req.session!.merchantId, apiKeyId: null, locationIds: null });
+
+  // Reading the log first writes this process's buffer, so a request just made shows up at once.
+  app.get('/request-log', { schema: { ...hidden, querystring: RequestLogQuery, response: { 200: Page(LoggedRequest) } } }, async (req) => {
+    await app.requestLog.flush();
+    const { items, next_before } = await listRequests(ctx(req), { ...req.query, api_key_id: req.query.key_id });
+    return { data: items, request_id: req.id, next_before };
+  });
+  app.get('/request-log/:request_id', { schema: { ...hidden, params: Type.Object({ request_id: Uuid() }), response: { 200: Envelope(LoggedRequest) } } }, async (req) => {
+    await app.requestLog.flush();
+    return { data: await getRequest(ctx(req), req.params.request_id), request_id: req.id };
+  });
+
+  app.get('/events', { schema: { ...hidden, querystring: EventsQuery, response: { 200: Page(LoggedEvent) } } }, async (req) => {
+    const { items, next_before } = await recentEvents(ctx(req), req.query);
+    return { data: items, request_id: req.id, next_before };
+  });
+
+  app.get('/overview', { schema: { ...hidden, response: { 200: Envelope(Overview) } } }, async (req) => {
+    await app.requestLog.flush();
+    const c = ctx(req);
+    const [keys, endpoints, health, failing, requests] = await Promise.all([listApiKeys(c), listEndpoints(c), endpointHealth(c), failingDeliveries(c), requestStats(c)]);
+    return {
+      data: {
+        keys: keys.filter((k) => !k.revoked_at),
+        endpoints: endpoints.map((e) => ({ ...e, health: health.get(e.id) ?? emptyHealth() })),
+        failing_deliveries: failing,
+        requests,
+      },
+      request_id: req.id,
+    };
+  });
+};

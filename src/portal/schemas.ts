@@ -1,0 +1,68 @@
+// Response schemas of the portal's JSON API (/portal/api). The routes declare them, so Fastify
+// serialises exactly these shapes, and the front end (web/) imports the Static types from here
+// (type-only): one definition for both sides.
+import { Type, type Static, type TSchema } from 'typebox';
+import { Nullable, Timestamp, Uuid } from '../http/schemas.ts';
+import { LoggedEvent } from '../modules/event-log/service.ts';
+import { LoggedRequest, RequestStats } from '../modules/request-log/schemas.ts';
+import { DeliveryDetail, Endpoint, EndpointHealth, PortalDelivery } from '../modules/webhook-endpoints/schemas.ts';
+
+export const Envelope = <T extends TSchema>(data: T) => Type.Object({ data, request_id: Uuid() });
+export const Page = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), request_id: Uuid(), next_before: Nullable(Type.String()) });
+
+export const SessionInfo = Type.Object({
+  user: Type.Object({ id: Uuid(), email: Type.String() }),
+  merchant: Type.Object({ id: Uuid(), name: Type.String() }),
+  csrf_token: Type.String(),
+});
+
+export const Meta = Type.Object({
+  scopes: Type.Array(Type.String()),
+  scope_descriptions: Type.Record(Type.String(), Type.String()),
+  scope_aliases: Type.Record(Type.String(), Type.Array(Type.String())),
+  warehouse_scopes: Type.Array(Type.String()),
+  event_types: Type.Array(Type.String()),
+  warehouse_events: Type.Array(Type.String()),
+  request_log_retention_days: Type.Integer(),
+});
+
+export const Location = Type.Object({ id: Uuid(), name: Type.String() });
+
+export const ApiKey = Type.Object({
+  id: Uuid(),
+  label: Type.String(),
+  prefix: Type.String(),
+  scopes: Type.Array(Type.String()),
+  location_ids: Nullable(Type.Array(Uuid())),
+  created_at: Timestamp(),
+  last_used_at: Nullable(Timestamp()),
+  revoked_at: Nullable(Timestamp()),
+});
+export const NewApiKey = Type.Object({ ...ApiKey.properties, secret: Type.String({ description: 'Shown once' }) });
+
+export const EndpointWithHealth = Type.Object({ ...Endpoint.properties, health: EndpointHealth });
+export const NewEndpoint = Type.Object({ ...Endpoint.properties, signing_secret: Type.String() });
+export const SigningSecret = Type.Object({ signing_secret: Type.String() });
+
+export const FailingDelivery = Type.Object({ ...PortalDelivery.properties, endpoint: Type.Object({ id: Uuid(), url: Type.String() }) });
+
+export const Overview = Type.Object({
+  keys: Type.Array(ApiKey),
+  endpoints: Type.Array(EndpointWithHealth),
+  failing_deliveries: Type.Array(FailingDelivery),
+  requests: RequestStats,
+});
+
+export { LoggedEvent } from '../modules/event-log/service.ts';
+export { LoggedRequest, RequestStats } from '../modules/request-log/schemas.ts';
+export { DeliveryDetail, Endpoint, PortalDelivery } from '../modules/webhook-endpoints/schemas.ts';
+
+export type SessionInfo = Static<typeof SessionInfo>;
+export type Meta = Static<typeof Meta>;
+export type Location = Static<typeof Location>;
+export type ApiKey = Static<typeof ApiKey>;
+export type NewApiKey = Static<typeof NewApiKey>;
+export type EndpointWithHealth = Static<typeof EndpointWithHealth>;
+export type NewEndpoint = Static<typeof NewEndpoint>;
+export type FailingDelivery = Static<typeof FailingDelivery>;
+export type Overview = Static<typeof Overview>;

@@ -1,0 +1,269 @@
+// The portal as an integration console, over HTTP: the API request log (recorded off the request
+// path, filterable, found by X-Request-Id by merchants and operators, purged by age), endpoint
+// edit / delete / health, delivery detail with every attempt and the exact request sent, the
+// events page and the overview.
+import pino from 'pino';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sign } from '../src/events/signer.ts';
+import { startWorker, type Worker } from '../src/events/worker.ts';
+import { createRequestLog } from '../src/http/request-log.ts';
+import { purgeExpired, retentionSteps } from '../src/maintenance/retention.ts';
+import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+let worker: Worker;
+let receiver: Receiver;
+let s: { cookie: string; csrf: string };
+let variantId: string;
+
+const call = (method: string, url: string, payload?: unknown) =>
+  t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, ...(payload !== undefined ? { payload: payload as never } : {}) });
+
+beforeAll(async () => {
+  t = await startTestApp({ webhookRetrySchedule: [0, 0] });
+  m = await t.merchant({ locations: 2 });
+  json(await m.op('POST', '/users', { email: 'ops@console.test', password: 'correct horse battery' }), 201);
+  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@console.test', password: 'correct horse battery' } });
+  s = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: json(res, 200).data.csrf_token };
+  const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200).data;
+  variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
+  worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });
+  receiver = await startReceiver('/hooks');
+});
+afterAll(async () => {
+  await worker?.stop();
+  await receiver?.close();
+  await t?.close();
+});
+
+const placeOrder = async () =>
+  json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }), 201).data;
+
+describe('API request log', () => {
+  let keyId: string;
+  let secret: string;
+  let otherKeyId: string;
+  let otherSecret: string;
+
+  beforeAll(async () => {
+    const k = json(await call('POST', '/api-keys', { label: 'Acme 3PL', scopes: ['orders.read'] }), 201).data;
+    [keyId, secret] = [k.id, k.secret];
+    const o = json(await call('POST', '/api-keys', { label: 'ERP', scopes: ['products.read'] }), 201).data;
+    [otherKeyId, otherSecret] = [o.id, o.secret];
+  });
+
+  it('records requests made with a key, newest first, with key label, status, error code and the problem body', async () => {
+    const okRes = await t.api(secret, 'GET', '/orders?limit=5');
+    expect(okRes.statusCode).toBe(200);
+    const bad = await t.api(secret, 'GET', '/orders?status=bogus');
+    expect(bad.statusCode).toBe(422);
+    const denied = await t.api(secret, 'GET', '/products');
+    expect(denied.statusCode).toBe(403);
+    const none = await t.api(null, 'GET', '/orders');
+    expect(none.statusCode).toBe(401);
+
+    const log = json(await call('GET', '/request-log'), 200);
+    expect(log.data.map((e: { request_id: string }) => e.request_id)).toEqual([denied.headers['x-request-id'], bad.headers['x-request-id'], okRes.headers['x-request-id']]);
+    const [d, b, o] = log.data;
+    expect(o).toMatchObject({ method: 'GET', path: '/api/integrations/v1/orders', query: 'limit=5', status: 200, error_code: null, api_key: { id: keyId, label: 'Acme 3PL' } });
+    expect(o.duration_ms).toBeGreaterThan(0);
+    expect(o).not.toHaveProperty('problem');
+    expect(b).toMatchObject({ status: 422, error_code: 'validation_failed', query: 'status=bogus' });
+    expect(d).toMatchObject({ status: 403, error_code: 'insufficient_scope', path: '/api/integrations/v1/products' });
+
+    const found = json(await call('GET', `/request-log/${bad.headers['x-request-id']}`), 200).data;
+    expect(found.problem).toEqual(JSON.parse(bad.body));
+    expect(found.problem.errors[0].path).toBe('/status');
+  });
+
+  it('filters by key, status class, path and request id, and pages', async () => {
+    await t.api(otherSecret, 'GET', '/products?limit=1');
+    await t.api(otherSecret, 'GET', '/products/00000000-0000-4000-8000-000000000000');
+    const byKey = json(await call('GET', `/request-log?key_id=${otherKeyId}`), 200).data;
+    expect(byKey.map((e: { status: number }) => e.status)).toEqual([404, 200]);
+    const errors = json(await call('GET', `/request-log?key_id=${otherKeyId}&status_class=4xx`), 200).data;
+    expect(errors.map((e: { error_code: string }) => e.error_code)).toEqual(['not_found']);
+    const ok = json(await call('GET', '/request-log?status_class=2xx'), 200).data;
+    expect(ok.every((e: { status: number }) => e.status >= 200 && e.status < 300)).toBe(true);
+    expect(ok.length).toBe(2);
+    const byPath = json(await call('GET', '/request-log?path=PRODUCTS/0000'), 200).data;
+    expect(byPath.map((e: { path: string }) => e.path)).toEqual(['/api/integrations/v1/products/00000000-0000-4000-8000-000000000000']);
+    const first = json(await call('GET', '/request-log?limit=2'), 200);
+    expect(first.data).toHaveLength(2);
+    const next = json(await call('GET', `/request-log?limit=2&before=${first.next_before}`), 200);
+    expect(Number(next.data[0].id)).toBeLessThan(Number(first.data[1].id));
+    expect(json(await call('GET', '/request-log?status_class=1xx'), 422).errors[0].path).toBe('/status_class');
+  });
+
+  it('logs a revoked key\'s 401 under that key; requests without a known key are not logged', async () => {
+    const k = json(await call('POST', '/api-keys', { label: 'Old', scopes: ['orders.read'] }), 201).data;
+    json(await call('POST', `/api-keys/${k.id}/revoke`), 200);
+    const res = await t.api(k.secret, 'GET', '/orders');
+    expect(res.statusCode).toBe(401);
+    const entries = json(await call('GET', `/request-log?key_id=${k.id}`), 200).data;
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ status: 401, error_code: 'unauthorized', request_id: res.headers['x-request-id'] });
+    const all = json(await call('GET', '/request-log?limit=100'), 200).data;
+    expect(all.some((e: { status: number; api_key: { id: string } }) => e.status === 401 && e.api_key.id !== k.id)).toBe(false);
+  });
+
+  it('operators find a request by X-Request-Id; another merchant cannot', async () => {
+    const res = await t.api(secret, 'GET', '/orders?status=nope');
+    const requestId = String(res.headers['x-request-id']);
+    const found = json(await t.op('GET', `/requests/${requestId}`), 200).data;
+    expect(found).toMatchObject({ merchant_id: m.id, request_id: requestId, status: 422, api_key: { id: keyId, label: 'Acme 3PL' } });
+    expect(found.problem.code).toBe('validation_failed');
+    expect(json(await t.op('GET', '/requests/00000000-0000-4000-8000-000000000000'), 404).code).toBe('not_found');
+
+    const other = await t.merchant();
+    json(await other.op('POST', '/users', { email: 'other@console.test', password: 'correct horse battery' }), 201);
+    const login = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'other@console.test', password: 'correct horse battery' } });
+    const cookie = String(login.headers['set-cookie']).split(';')[0];
+    const theirs = await t.app.inject({ method: 'GET', url: `/portal/api/request-log/${requestId}`, headers: { cookie } });
+    expect(json(theirs, 404).code).toBe('not_found');
+    expect(json(await t.app.inject({ method: 'GET', url: '/portal/api/request-log', headers: { cookie } }), 200).data).toEqual([]);
+  });
+
+  it('the retention job deletes entries older than REQUEST_LOG_RETENTION_DAYS', async () => {
+    const res = await t.api(secret, 'GET', '/orders');
+    await t.app.requestLog.flush();
+    const requestId = String(res.headers['x-request-id']);
+    await t.database.db.updateTable('request_log').set({ created_at: sql`clock_timestamp() - interval '8 days'` as never }).where('request_id', '=', requestId).execute();
+    const before = await t.database.db.selectFrom('request_log').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const counts = await purgeExpired(t.database.db, retentionSteps({ ...t.config, requestLogRetentionDays: 7 }), pino({ level: 'silent' }));
+    expect(counts.request_log).toBe(1);
+    const after = await t.database.db.selectFrom('request_log').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n) - 1);
+    expect((await call('GET', `/request-log/${requestId}`)).statusCode).toBe(404);
+  });
+
+  it('the writer batches, bounds its buffer and writes what is left on close', async () => {
+    const warnings: unknown[] = [];
+    const writer = createRequestLog(t.database.db, { warn: (o: unknown) => void warnings.push(o), error: () => {} } as never, { enabled: true, maxBuffered: 3, batchSize: 2, flushMs: 60_000 });
+    const entry = (i: number) => ({ merchantId: m.id, apiKeyId: keyId, requestId: `00000000-0000-4000-8000-00000000000${i}`, method: 'GET', url: `/x/${i}?a=b`, status: 200, errorCode: null, durationMs: 1.25, problem: null, at: new Date() });
+    t.database.queries.length = 0;
+    for (let i = 0; i < 5; i++) writer.record(entry(i));
+    await writer.close();
+    expect(writer.dropped).toBe(2);
+    const rows = await t.database.db.selectFrom('request_log').select(['path', 'query', 'duration_ms']).where('path', 'like', '/x/%').orderBy('id').execute();
+    expect(rows).toEqual([
+      { path: '/x/0', query: 'a=b', duration_ms: 1.3 },
+      { path: '/x/1', query: 'a=b', duration_ms: 1.3 },
+      { path: '/x/2', query: 'a=b', duration_ms: 1.3 },
+    ]);
+    expect(t.database.queries.filter((q) => q.startsWith('insert into "request_log"'))).toHaveLength(2);
+    expect(warnings).toEqual([{ dropped: 2 }]);
+  });
+});
+
+describe('webhook endpoints in the console', () => {
+  it('edits URL, description, events and locations with the create rules, and deletes with its deliveries', async () => {
+    const ep = json(await call('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/a', events: ['order.created'] }), 201).data;
+    const edited = json(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] }), 200).data;
+    expect(edited).toMatchObject({ url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] });
+    const bad = json(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x', events: [], location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
+    expect(bad.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/events']);
+    const badUrl = json(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x' }), 422);
+    expect(badUrl.errors).toEqual([{ path: '/url', message: 'must be an http(s) URL', code: 'invalid_format' }]);
+    const badLoc = json(await call('PATCH', `/webhook-endpoints/${ep.id}`, { location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
+    expect(badLoc.errors[0]).toMatchObject({ path: '/location_ids/0', code: 'unknown_id' });
+
+    json(await call('POST', `/webhook-endpoints/${ep.id}/test`), 200);
+    const deleted = json(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200).data;
+    expect(deleted.id).toBe(ep.id);
+    expect(json(await call('GET', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
+    expect(await t.database.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', ep.id).execute()).toEqual([]);
+    expect(json(await call('DELETE', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
+  });
+
+  it('a delivery answered 500 then 200 shows both attempts with codes, excerpts and the exact signed request; health counts it', async () => {
+    const ep = json(await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.created'] }), 201).data;
+    receiver.script.push({ status: 500, body: 'database is down' }, { status: 200, body: 'thanks' });
+    const placed = await placeOrder();
+    await worker.tick();
+    await expect.poll(async () => (await worker.tick(), receiver.received.length), { timeout: 10_000 }).toBe(2);
+    const [delivery] = json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    expect(delivery).toMatchObject({ event_type: 'order.created', status: 'delivered', attempts: 2, last_status_code: 200, resent_from: null, last_error: null });
+    const detail = json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200).data;
+    expect(detail.attempts_log.map((a: { attempt: number; status_code: number; response_excerpt: string; error: string | null }) => [a.attempt, a.status_code, a.response_excerpt, a.error])).toEqual([
+      [1, 500, 'database is down', null],
+      [2, 200, 'thanks', null],
+    ]);
+    for (const [i, a] of detail.attempts_log.entries()) {
+      const got = receiver.received[i];
+      expect(a.request.body).toBe(got.raw);
+      expect(a.request.url).toBe(receiver.url);
+      expect(a.request.headers['x-service-webhook-signature']).toBe(got.headers['x-service-webhook-signature']);
+      const secret = json(await call('GET', `/webhook-endpoints/${ep.id}/secret`), 200).data.signing_secret;
+      expect(a.request.headers['x-service-webhook-signature']).toBe(`v1=${sign(secret, Number(a.request.headers['x-service-webhook-timestamp']), a.request.body)}`);
+    }
+    expect(JSON.parse(detail.attempts_log[0].request.body).data.object.id).toBe(placed.id);
+    const health = json(await call('GET', `/webhook-endpoints/${ep.id}`), 200).data.health;
+    expect(health).toMatchObject({ deliveries_24h: 1, delivered_24h: 1, failed_24h: 0, success_rate: 1, last_failure: { delivery_id: delivery.id, status_code: 500, error: null, response_excerpt: 'database is down' } });
+
+    const resent = json(await call('POST', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}/resend`), 200).data;
+    expect(resent).toMatchObject({ event_id: delivery.event_id, resent_from: delivery.id, status: 'pending', attempts_log: [] });
+    expect(resent.id).not.toBe(delivery.id);
+    const log = json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    expect(log.map((d: { id: string }) => d.id)).toEqual([resent.id, delivery.id]);
+    json(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200);
+  });
+
+  it('a DNS failure keeps its reason in the attempt, the log and the health line', async () => {
+    const ep = json(await call('POST', '/webhook-endpoints', { url: 'http://no-such-host.invalid/hooks', events: ['order.created'] }), 201).data;
+    await placeOrder();
+    await expect.poll(async () => (await worker.tick(), json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data[0]?.status), { timeout: 20_000 }).toBe('failed');
+    const [delivery] = json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    expect(delivery.last_error).toMatch(/^getaddrinfo ENOTFOUND no-such-host\.invalid/);
+    const detail = json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200).data;
+    expect(detail.attempts_log).toHaveLength(3);
+    for (const a of detail.attempts_log) {
+      expect(a.status_code).toBeNull();
+      expect(a.error).toMatch(/ENOTFOUND no-such-host\.invalid/);
+      expect(a.request.headers['x-service-webhook-event']).toBe('order.created');
+    }
+    const health = json(await call('GET', `/webhook-endpoints/${ep.id}`), 200).data.health;
+    expect(health).toMatchObject({ deliveries_24h: 1, delivered_24h: 0, failed_24h: 1, success_rate: 0 });
+    expect(health.last_failure.error).toMatch(/ENOTFOUND/);
+    const overview = json(await call('GET', '/overview'), 200).data;
+    expect(overview.failing_deliveries[0]).toMatchObject({ id: delivery.id, status: 'failed', endpoint: { id: ep.id, url: 'http://no-such-host.invalid/hooks' } });
+    json(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200);
+  }, 40_000);
+});
+
+describe('events and overview', () => {
+  it('lists recent events with payload and the endpoints each went to', async () => {
+    const ep = json(await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.cancelled'], description: 'cancels' }), 201).data;
+    const placed = await placeOrder();
+    json(await m.op('POST', `/orders/${placed.id}/cancel`, {}), 200);
+    const events = json(await call('GET', '/events?limit=2'), 200);
+    // Written in one transaction, possibly in the same millisecond: the order between them is the id's.
+    expect(events.data.map((e: { type: string }) => e.type).sort()).toEqual(['inventory.updated', 'order.cancelled']);
+    const cancelled = events.data.find((e: { type: string }) => e.type === 'order.cancelled');
+    expect(cancelled.payload).toMatchObject({ id: placed.id, status: 'cancelled' });
+    expect(cancelled.deliveries).toEqual([{ id: expect.any(String), endpoint_id: ep.id, endpoint_url: receiver.url, status: 'pending', attempts: 0, last_status_code: null }]);
+    const byType = json(await call('GET', '/events?type=order.cancelled'), 200).data;
+    expect(byType.map((e: { id: string }) => e.id)).toEqual([cancelled.id]);
+    const next = json(await call('GET', `/events?limit=2&before=${encodeURIComponent(events.next_before)}`), 200).data;
+    expect(next.map((e: { type: string }) => e.type).sort()).toEqual(['inventory.updated', 'order.created']);
+    expect(next.map((e: { id: string }) => e.id).filter((id: string) => events.data.some((e: { id: string }) => e.id === id))).toEqual([]);
+    expect(json(await call('GET', '/events?type=order.bogus'), 422).errors[0].path).toBe('/type');
+    json(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200);
+  });
+
+  it('the overview shows active keys, endpoint health and request counts for the last 24 hours by hour', async () => {
+    const overview = json(await call('GET', '/overview'), 200).data;
+    expect(overview.keys.map((k: { label: string }) => k.label).sort()).toEqual(['Acme 3PL', 'ERP']);
+    const { total, errors, error_rate, hours } = overview.requests;
+    const counted = await t.database.db.selectFrom('request_log').select([sql<string>`count(*)`.as('n'), sql<string>`count(*) filter (where status >= 400)`.as('e')]).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();
+    expect([total, errors]).toEqual([Number(counted.n), Number(counted.e)]);
+    expect(total).toBeGreaterThan(5);
+    expect(error_rate).toBeCloseTo(errors / total, 10);
+    expect(hours).toHaveLength(24);
+    expect(hours.reduce((n: number, h: { total: number }) => n + h.total, 0)).toBe(total);
+    expect(hours[23].total).toBe(total);
+  });
+});
