@@ -1,7 +1,12 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError, setCsrf, type Location, type Meta, type SessionInfo } from './api.ts';
+import { EventsPage } from './EventsPage.tsx';
 import { KeysPage } from './KeysPage.tsx';
+import { OverviewPage } from './OverviewPage.tsx';
+import { RequestsPage } from './RequestsPage.tsx';
+import { DeliveryPage } from './DeliveryPage.tsx';
 import { WebhooksPage, EndpointPage } from './WebhooksPage.tsx';
+import { FieldMessage, LoadError } from './ui.tsx';
 
 export interface Shared {
   meta: Meta;
@@ -10,9 +15,9 @@ export interface Shared {
 }
 
 function usePath(): [string, (to: string) => void] {
-  const [path, setPath] = useState(location.pathname);
+  const [path, setPath] = useState(location.pathname + location.search);
   useEffect(() => {
-    const onPop = () => setPath(location.pathname);
+    const onPop = () => setPath(location.pathname + location.search);
     addEventListener('popstate', onPop);
     return () => removeEventListener('popstate', onPop);
   }, []);
@@ -24,35 +29,61 @@ function usePath(): [string, (to: string) => void] {
   return [path, navigate];
 }
 
+const SECTIONS = [
+  ['overview', 'Overview'],
+  ['keys', 'API keys'],
+  ['webhooks', 'Webhooks'],
+  ['requests', 'Request log'],
+  ['events', 'Events'],
+] as const;
+
 export function App() {
   const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
   const [shared, setShared] = useState<Omit<Shared, 'navigate'> | null>(null);
+  const [bootError, setBootError] = useState<unknown>(null);
   const [path, navigate] = usePath();
 
   const load = useCallback(async () => {
     try {
-      const s = await api<SessionInfo>('GET', '/session');
+      setBootError(null);
+      const s = await api<SessionInfo | null>('GET', '/session');
+      if (!s) return setSession(null);
       setCsrf(s.csrf_token);
       const [meta, locations] = await Promise.all([api<Meta>('GET', '/meta'), api<Location[]>('GET', '/locations')]);
       setShared({ meta, locations });
       setSession(s);
-    } catch {
-      setSession(null);
+    } catch (err) {
+      setBootError(err);
     }
   }, []);
   useEffect(() => void load(), [load]);
 
+  if (bootError) return <div className="boot"><LoadError error={bootError} retry={load} /></div>;
   if (session === undefined) return <div className="boot">Loading…</div>;
   if (session === null || !shared) return <Login onSignedIn={load} />;
 
   const signOut = async () => {
-    await api('POST', '/logout');
+    try {
+      await api('POST', '/logout');
+    } catch {}
     setSession(null);
-    navigate('/portal');
+    history.replaceState(null, '', '/portal');
   };
   const ctx: Shared = { ...shared, navigate };
-  const endpointMatch = /^\/portal\/webhooks\/([0-9a-f-]{36})$/.exec(path);
-  const section = path.startsWith('/portal/webhooks') ? 'webhooks' : 'keys';
+  const pathname = path.split('?')[0];
+  const section = pathname.split('/')[2] || 'overview';
+  const delivery = /^\/portal\/webhooks\/([0-9a-f-]{36})\/deliveries\/([0-9a-f-]{36})$/.exec(pathname);
+  const endpoint = /^\/portal\/webhooks\/([0-9a-f-]{36})$/.exec(pathname);
+  const request = /^\/portal\/requests\/([0-9a-f-]{36})$/.exec(pathname);
+
+  let page;
+  if (delivery) page = <DeliveryPage endpointId={delivery[1]} deliveryId={delivery[2]} {...ctx} />;
+  else if (endpoint) page = <EndpointPage id={endpoint[1]} {...ctx} />;
+  else if (section === 'webhooks') page = <WebhooksPage {...ctx} />;
+  else if (section === 'keys') page = <KeysPage {...ctx} />;
+  else if (section === 'requests') page = <RequestsPage {...ctx} requestId={request?.[1] ?? null} search={path.split('?')[1] ?? ''} />;
+  else if (section === 'events') page = <EventsPage {...ctx} />;
+  else page = <OverviewPage {...ctx} />;
 
   return (
     <div className="shell">
@@ -61,18 +92,18 @@ export function App() {
           <span className="logo" aria-hidden="true" />
           <span>{session.merchant.name}</span>
         </div>
-        <nav>
-          <a href="/portal/keys" className={section === 'keys' ? 'active' : ''} onClick={(e) => { e.preventDefault(); navigate('/portal/keys'); }}>API keys</a>
-          <a href="/portal/webhooks" className={section === 'webhooks' ? 'active' : ''} onClick={(e) => { e.preventDefault(); navigate('/portal/webhooks'); }}>Webhooks</a>
+        <nav aria-label="Sections">
+          {SECTIONS.map(([id, title]) => (
+            <a key={id} href={`/portal/${id}`} className={section === id ? 'active' : ''} aria-current={section === id ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate(`/portal/${id}`); }}>{title}</a>
+          ))}
         </nav>
         <div className="user">
           <span className="email">{session.user.email}</span>
           <button className="link" onClick={signOut}>Sign out</button>
         </div>
       </header>
-      <main className="content">
-        {endpointMatch ? <EndpointPage id={endpointMatch[1]} {...ctx} /> : section === 'webhooks' ? <WebhooksPage {...ctx} /> : <KeysPage {...ctx} />}
-      </main>
+      {/* Keyed by path: a page's messages and forms do not outlive it. */}
+      <main className="content" key={pathname}>{page}</main>
     </div>
   );
 }
@@ -81,16 +112,23 @@ function Login({ onSignedIn }: { onSignedIn: () => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState('');
+  const [fields, setFields] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    setBusy(true);
+    const local: Record<string, string> = {};
+    if (!email.trim()) local.email = 'Enter your email address.';
+    if (!password) local.password = 'Enter your password.';
+    setFields(local);
     setError('');
+    if (Object.keys(local).length) return;
+    setBusy(true);
     try {
       await api('POST', '/login', { email, password });
-      if (location.pathname === '/portal' || location.pathname === '/portal/') history.replaceState(null, '', '/portal/keys');
+      if (location.pathname === '/portal' || location.pathname === '/portal/') history.replaceState(null, '', '/portal/overview');
       onSignedIn();
     } catch (err) {
+      if (err instanceof ApiError && Object.keys(err.fields).length) setFields(err.fields);
       setError(err instanceof ApiError ? err.message : 'Could not sign in.');
     } finally {
       setBusy(false);
@@ -100,9 +138,13 @@ function Login({ onSignedIn }: { onSignedIn: () => void }) {
     <div className="login">
       <form className="card login-card" onSubmit={submit} noValidate>
         <div className="brand big"><span className="logo" aria-hidden="true" /> Merchant portal</div>
-        <p className="muted">Manage the API keys and webhook endpoints your warehouse and other integrations use.</p>
-        <label>Email<input type="email" name="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required /></label>
-        <label>Password<input type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required /></label>
+        <p className="muted">Manage the API keys and webhook endpoints your warehouse and other integrations use, and see what they do.</p>
+        <label>Email<input type="email" name="email" autoComplete="username" value={email} aria-invalid={!!fields.email} aria-describedby="email-error" onChange={(e) => { setEmail(e.target.value); setFields({ ...fields, email: '' }); }} required />
+          <FieldMessage id="email-error" text={fields.email} />
+        </label>
+        <label>Password<input type="password" name="password" autoComplete="current-password" value={password} aria-invalid={!!fields.password} aria-describedby="password-error" onChange={(e) => { setPassword(e.target.value); setFields({ ...fields, password: '' }); }} required />
+          <FieldMessage id="password-error" text={fields.password} />
+        </label>
         {error && <p className="error" role="alert">{error}</p>}
         <button className="primary" type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
       </form>
@@ -113,10 +155,12 @@ function Login({ onSignedIn }: { onSignedIn: () => void }) {
 export function LocationChooser(props: { locations: Location[]; value: string[] | null; onChange: (v: string[] | null) => void; error?: string; name: string }) {
   const specific = props.value !== null;
   return (
-    <fieldset className="field">
+    <fieldset className="field" aria-describedby={`${props.name}-locations-error`}>
       <legend>Locations</legend>
-      <label className="inline"><input type="radio" name={`${props.name}-scope`} checked={!specific} onChange={() => props.onChange(null)} /> All locations</label>
-      <label className="inline"><input type="radio" name={`${props.name}-scope`} checked={specific} onChange={() => props.onChange([])} /> Specific locations</label>
+      <div>
+        <label className="inline"><input type="radio" name={`${props.name}-scope`} checked={!specific} onChange={() => props.onChange(null)} /> All locations</label>
+        <label className="inline"><input type="radio" name={`${props.name}-scope`} checked={specific} onChange={() => props.onChange([])} /> Specific locations</label>
+      </div>
       {specific && (
         <div className="checks">
           {props.locations.map((l) => (
@@ -126,10 +170,14 @@ export function LocationChooser(props: { locations: Location[]; value: string[] 
           ))}
         </div>
       )}
-      {props.error && <p className="field-error">{props.error}</p>}
+      <FieldMessage id={`${props.name}-locations-error`} text={props.error} />
     </fieldset>
   );
 }
 
 export const locationNames = (ids: string[] | null, locations: Location[]) =>
   ids === null ? 'All locations' : ids.map((id) => locations.find((l) => l.id === id)?.name ?? id.slice(0, 8)).join(', ');
+
+export function Link({ to, navigate, children, className }: { to: string; navigate: (to: string) => void; children: React.ReactNode; className?: string }) {
+  return <a href={to} className={className} onClick={(e) => { if (e.metaKey || e.ctrlKey) return; e.preventDefault(); navigate(to); }}>{children}</a>;
+}

@@ -1,19 +1,18 @@
-import { useEffect, useState } from 'react';
-import { api, ApiError, when, type ApiKey } from './api.ts';
+import { useState } from 'react';
+import { api, ApiError, when, type ApiKey, type NewApiKey } from './api.ts';
 import { LocationChooser, locationNames, type Shared } from './App.tsx';
+import { Confirm, CopyButton, FieldMessage, LoadError, useFlash, useLoad } from './ui.tsx';
 
 export function KeysPage({ meta, locations }: Shared) {
-  const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const { data: keys, error, reload } = useLoad(() => api<ApiKey[]>('GET', '/api-keys'), []);
   const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<ApiKey | null>(null);
+  const [created, setCreated] = useState<NewApiKey | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
-  const reload = () => api<ApiKey[]>('GET', '/api-keys').then(setKeys);
-  useEffect(() => void reload(), []);
+  const flash = useFlash();
 
-  const revoke = async (id: string) => {
-    await api('POST', `/api-keys/${id}/revoke`);
+  const revoke = async (k: ApiKey) => {
     setConfirming(null);
-    reload();
+    if (await flash.run(() => api('POST', `/api-keys/${k.id}/revoke`), `Key “${k.label}” revoked.`)) await reload();
   };
 
   return (
@@ -23,23 +22,24 @@ export function KeysPage({ meta, locations }: Shared) {
           <h1>API keys</h1>
           <p className="muted">Keys let your warehouse, 3PL or other systems call the integration API. Each key has scopes and may be limited to some locations.</p>
         </div>
-        {!creating && !created && <button className="primary" onClick={() => setCreating(true)}>Create key</button>}
+        {!creating && !created && <button className="primary" onClick={() => { flash.clear(); setCreating(true); }}>Create key</button>}
       </div>
+      {flash.view}
 
       {created && (
-        <div className="card secret-card" role="status">
+        <div className="card secret-card">
           <h2>Key “{created.label}” created</h2>
           <p className="warning">Copy this secret now. It is shown only once; we keep only a hash of it.</p>
           <div className="secret-row">
-            <code className="secret" data-testid="new-secret">{created.secret}</code>
-            <button onClick={() => navigator.clipboard?.writeText(created.secret!)}>Copy</button>
+            <code className="secret" id="new-secret" data-testid="new-secret">{created.secret}</code>
+            <CopyButton text={created.secret} targetId="new-secret" />
           </div>
           <button className="link" onClick={() => setCreated(null)}>I have stored it — close</button>
         </div>
       )}
-      {creating && <KeyForm meta={meta} locations={locations} onCancel={() => setCreating(false)} onCreated={(k) => { setCreating(false); setCreated(k); reload(); }} />}
+      {creating && <KeyForm meta={meta} locations={locations} onCancel={() => setCreating(false)} onCreated={(k) => { setCreating(false); setCreated(k); void reload(); }} />}
 
-      {keys === null ? (
+      {error ? <LoadError error={error} retry={reload} /> : keys === null ? (
         <p className="muted">Loading…</p>
       ) : keys.length === 0 ? (
         <div className="empty card">
@@ -55,19 +55,16 @@ export function KeysPage({ meta, locations }: Shared) {
                 <tr key={k.id} className={k.revoked_at ? 'revoked' : ''}>
                   <td data-label="Label"><strong>{k.label}</strong></td>
                   <td data-label="Key"><code>{k.prefix}…</code></td>
-                  <td data-label="Scopes" className="scopes">{k.scopes.map((s) => <span key={s} className="chip">{s}</span>)}</td>
+                  <td data-label="Scopes" className="scopes">{k.scopes.map((s) => <span key={s} className="chip" title={meta.scope_descriptions[s]}>{s}</span>)}</td>
                   <td data-label="Locations">{locationNames(k.location_ids, locations)}</td>
                   <td data-label="Created">{when(k.created_at)}</td>
-                  <td data-label="Last used">{when(k.last_used_at)}</td>
+                  <td data-label="Last used">{k.last_used_at ? when(k.last_used_at) : 'Never'}</td>
                   <td data-label="Status">{k.revoked_at ? <span className="badge red">Revoked {when(k.revoked_at)}</span> : <span className="badge green">Active</span>}</td>
                   <td className="actions">
                     {!k.revoked_at && (confirming === k.id ? (
-                      <span className="confirm">Revoke? It stops working at once.{' '}
-                        <button className="danger" onClick={() => revoke(k.id)}>Revoke key</button>
-                        <button className="link" onClick={() => setConfirming(null)}>Cancel</button>
-                      </span>
+                      <Confirm text="Revoke? It stops working at once." action="Revoke key" onConfirm={() => revoke(k)} onCancel={() => setConfirming(null)} />
                     ) : (
-                      <button className="link danger-text" onClick={() => setConfirming(k.id)}>Revoke</button>
+                      <button className="link danger-text" onClick={() => { flash.clear(); setConfirming(k.id); }}>Revoke</button>
                     ))}
                   </td>
                 </tr>
@@ -80,12 +77,13 @@ export function KeysPage({ meta, locations }: Shared) {
   );
 }
 
-function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' | 'locations'> & { onCancel: () => void; onCreated: (k: ApiKey) => void }) {
+function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' | 'locations'> & { onCancel: () => void; onCreated: (k: NewApiKey) => void }) {
   const [label, setLabel] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const [locationIds, setLocationIds] = useState<string[] | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState('');
+  const [busy, setBusy] = useState(false);
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -94,42 +92,50 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
     if (scopes.length === 0) local.scopes = 'Choose at least one scope.';
     if (locationIds !== null && locationIds.length === 0) local.location_ids = 'Choose at least one location, or All locations.';
     setErrors(local);
+    setFormError('');
     if (Object.keys(local).length) return;
+    setBusy(true);
     try {
-      onCreated(await api<ApiKey>('POST', '/api-keys', { label: label.trim(), scopes, ...(locationIds ? { location_ids: locationIds } : {}) }));
+      onCreated(await api<NewApiKey>('POST', '/api-keys', { label: label.trim(), scopes, ...(locationIds ? { location_ids: locationIds } : {}) }));
     } catch (err) {
-      if (err instanceof ApiError) {
-        setErrors(err.fields);
-        setFormError(Object.keys(err.fields).length ? '' : err.message);
-      }
+      setErrors(err instanceof ApiError ? err.fields : {});
+      setFormError(err instanceof ApiError ? err.message : 'Could not create the key. Try again.');
+    } finally {
+      setBusy(false);
     }
   };
   const groups = [...new Set(meta.scopes.map((s) => s.split('.')[0]))];
+  // Scopes an alias already grants are shown as included.
+  const implied = new Set(scopes.flatMap((s) => meta.scope_aliases[s] ?? []));
   return (
     <form className="card form" onSubmit={submit} noValidate aria-label="Create API key">
       <h2>New API key</h2>
-      <label className="field">Label<input name="label" value={label} onChange={(e) => { setLabel(e.target.value); setErrors({ ...errors, label: '' }); }} placeholder="e.g. Acme 3PL – Main warehouse" />
-        {errors.label && <span className="field-error">{errors.label}</span>}
+      <label className="field">Label<input name="label" value={label} aria-invalid={!!errors.label} aria-describedby="label-error" onChange={(e) => { setLabel(e.target.value); setErrors({ ...errors, label: '' }); }} placeholder="e.g. Acme 3PL – Main warehouse" />
+        <FieldMessage id="label-error" text={errors.label} />
       </label>
-      <fieldset className="field">
+      <fieldset className="field" aria-describedby="scopes-error scopes-help">
         <legend>Scopes <button type="button" className="small" onClick={() => { setScopes(meta.warehouse_scopes); setErrors({ ...errors, scopes: '' }); }}>Warehouse preset</button></legend>
+        <p id="scopes-help" className="muted small">
+          Give each system only what it needs. {Object.entries(meta.scope_aliases).map(([alias, grants]) => <span key={alias}><code>{alias}</code> includes {grants.map((g, i) => <span key={g}>{i ? ' and ' : ''}<code>{g}</code></span>)}. </span>)}
+        </p>
         <div className="scope-grid">
           {groups.map((g) => (
             <div key={g} className="scope-group">
               <div className="group-name">{g.replace('_', ' ')}</div>
               {meta.scopes.filter((s) => s.split('.')[0] === g).map((s) => (
-                <label key={s} className="inline">
-                  <input type="checkbox" name="scope" value={s} checked={scopes.includes(s)} onChange={(e) => { setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s)); setErrors({ ...errors, scopes: '' }); }} /> {s}
+                <label key={s} className="scope">
+                  <input type="checkbox" name="scope" value={s} checked={scopes.includes(s) || implied.has(s)} disabled={implied.has(s) && !scopes.includes(s)} onChange={(e) => { setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s)); setErrors({ ...errors, scopes: '' }); }} />
+                  <span><code>{s}</code>{implied.has(s) && !scopes.includes(s) && <em className="small"> (included)</em>}<span className="scope-help">{meta.scope_descriptions[s]}</span></span>
                 </label>
               ))}
             </div>
           ))}
         </div>
-        {errors.scopes && <span className="field-error">{errors.scopes}</span>}
+        <FieldMessage id="scopes-error" text={errors.scopes} />
       </fieldset>
-      <LocationChooser name="key" locations={locations} value={locationIds} onChange={setLocationIds} error={errors.location_ids} />
-      {formError && <p className="error">{formError}</p>}
-      <div className="buttons"><button className="primary" type="submit">Create key</button><button type="button" className="link" onClick={onCancel}>Cancel</button></div>
+      <LocationChooser name="key" locations={locations} value={locationIds} onChange={(v) => { setLocationIds(v); setErrors({ ...errors, location_ids: '' }); }} error={errors.location_ids} />
+      {formError && <p className="error" role="alert">{formError}</p>}
+      <div className="buttons"><button className="primary" type="submit" disabled={busy}>Create key</button><button type="button" className="link" onClick={onCancel}>Cancel</button></div>
     </form>
   );
 }

@@ -1,11 +1,28 @@
 import { useEffect, useState } from 'react';
-import { api, ApiError, when, type Delivery, type Endpoint } from './api.ts';
-import { LocationChooser, locationNames, type Shared } from './App.tsx';
+import { api, ApiError, percent, when, type DeliveryDetail, type EndpointWithHealth, type NewEndpoint, type PortalDelivery } from './api.ts';
+import { Link, LocationChooser, locationNames, type Shared } from './App.tsx';
+import { Confirm, CopyButton, FieldMessage, LoadError, StatusBadge, useFlash, useLoad } from './ui.tsx';
+
+type Health = EndpointWithHealth['health'];
+
+export function HealthLine({ health }: { health: Health }) {
+  const f = health.last_failure;
+  return (
+    <div className="health small" data-testid="health">
+      <span>{health.deliveries_24h} deliveries in 24 h</span>
+      <span>success {percent(health.success_rate)}</span>
+      {f ? (
+        <span className="danger-text">last failure {when(f.at)}: {f.status_code !== null ? `HTTP ${f.status_code}` : f.error}</span>
+      ) : (
+        <span>no failures</span>
+      )}
+    </div>
+  );
+}
 
 export function WebhooksPage({ meta, locations, navigate }: Shared) {
-  const [endpoints, setEndpoints] = useState<Endpoint[] | null>(null);
+  const { data: endpoints, error, reload } = useLoad(() => api<EndpointWithHealth[]>('GET', '/webhook-endpoints'), []);
   const [creating, setCreating] = useState(false);
-  useEffect(() => void api<Endpoint[]>('GET', '/webhook-endpoints').then(setEndpoints), []);
   return (
     <section>
       <div className="page-head">
@@ -15,8 +32,8 @@ export function WebhooksPage({ meta, locations, navigate }: Shared) {
         </div>
         {!creating && <button className="primary" onClick={() => setCreating(true)}>Add endpoint</button>}
       </div>
-      {creating && <EndpointForm meta={meta} locations={locations} onCancel={() => setCreating(false)} onCreated={(e) => navigate(`/portal/webhooks/${e.id}`)} />}
-      {endpoints === null ? (
+      {creating && <EndpointForm meta={meta} locations={locations} onCancel={() => setCreating(false)} onSaved={(e) => navigate(`/portal/webhooks/${e.id}`)} />}
+      {error ? <LoadError error={error} retry={reload} /> : endpoints === null ? (
         <p className="muted">Loading…</p>
       ) : endpoints.length === 0 ? (
         <div className="empty card">
@@ -26,15 +43,15 @@ export function WebhooksPage({ meta, locations, navigate }: Shared) {
       ) : (
         <div className="table-wrap card">
           <table>
-            <thead><tr><th>URL</th><th>Events</th><th>Locations</th><th>Status</th><th>Created</th></tr></thead>
+            <thead><tr><th>URL</th><th>Events</th><th>Locations</th><th>Status</th><th>Health (24 h)</th></tr></thead>
             <tbody>
               {endpoints.map((e) => (
-                <tr key={e.id} className="clickable" onClick={() => navigate(`/portal/webhooks/${e.id}`)}>
-                  <td data-label="URL"><a href={`/portal/webhooks/${e.id}`} onClick={(ev) => { ev.preventDefault(); navigate(`/portal/webhooks/${e.id}`); }}>{e.url}</a>{e.description && <div className="muted small">{e.description}</div>}</td>
+                <tr key={e.id}>
+                  <td data-label="URL" className="break"><Link to={`/portal/webhooks/${e.id}`} navigate={navigate}>{e.url}</Link>{e.description && <div className="muted small">{e.description}</div>}</td>
                   <td data-label="Events">{e.events.length} event{e.events.length === 1 ? '' : 's'}</td>
                   <td data-label="Locations">{locationNames(e.location_ids, locations)}</td>
-                  <td data-label="Status"><span className={`badge ${e.status === 'enabled' ? 'green' : 'grey'}`}>{e.status}</span></td>
-                  <td data-label="Created">{when(e.created_at)}</td>
+                  <td data-label="Status"><StatusBadge status={e.status} /></td>
+                  <td data-label="Health (24 h)"><HealthLine health={e.health} /></td>
                 </tr>
               ))}
             </tbody>
@@ -45,12 +62,15 @@ export function WebhooksPage({ meta, locations, navigate }: Shared) {
   );
 }
 
-function EndpointForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' | 'locations'> & { onCancel: () => void; onCreated: (e: Endpoint) => void }) {
-  const [url, setUrl] = useState('');
-  const [description, setDescription] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
-  const [locationIds, setLocationIds] = useState<string[] | null>(null);
+/** Create (no `editing`) or edit an endpoint: the same fields, rules and errors. */
+function EndpointForm({ meta, locations, editing, onCancel, onSaved }: Pick<Shared, 'meta' | 'locations'> & { editing?: EndpointWithHealth; onCancel: () => void; onSaved: (e: { id: string }) => void }) {
+  const [url, setUrl] = useState(editing?.url ?? '');
+  const [description, setDescription] = useState(editing?.description ?? '');
+  const [events, setEvents] = useState<string[]>(editing?.events ?? []);
+  const [locationIds, setLocationIds] = useState<string[] | null>(editing?.location_ids ?? null);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState('');
+  const [busy, setBusy] = useState(false);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     const local: Record<string, string> = {};
@@ -58,120 +78,145 @@ function EndpointForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'me
     if (events.length === 0) local.events = 'Choose at least one event.';
     if (locationIds !== null && locationIds.length === 0) local.location_ids = 'Choose at least one location, or All locations.';
     setErrors(local);
+    setFormError('');
     if (Object.keys(local).length) return;
+    setBusy(true);
     try {
-      onCreated(await api<Endpoint>('POST', '/webhook-endpoints', { url: url.trim(), events, ...(description ? { description } : {}), ...(locationIds ? { location_ids: locationIds } : {}) }));
+      const body = { url: url.trim(), events, description: description.trim() || null, location_ids: locationIds };
+      onSaved(editing ? await api<EndpointWithHealth>('PATCH', `/webhook-endpoints/${editing.id}`, body) : await api<NewEndpoint>('POST', '/webhook-endpoints', body));
     } catch (err) {
-      if (err instanceof ApiError) setErrors(Object.keys(err.fields).length ? err.fields : { url: err.message });
+      setErrors(err instanceof ApiError ? err.fields : {});
+      setFormError(err instanceof ApiError ? err.message : 'Could not save the endpoint. Try again.');
+    } finally {
+      setBusy(false);
     }
   };
+  const action = editing ? 'Save changes' : 'Add endpoint';
   return (
-    <form className="card form" onSubmit={submit} noValidate aria-label="Add webhook endpoint">
-      <h2>New endpoint</h2>
-      <label className="field">URL<input name="url" value={url} onChange={(e) => { setUrl(e.target.value); setErrors({ ...errors, url: '' }); }} placeholder="https://warehouse.example.com/webhooks" />
-        {errors.url && <span className="field-error">{errors.url}</span>}
+    <form className="card form" onSubmit={submit} noValidate aria-label={editing ? 'Edit webhook endpoint' : 'Add webhook endpoint'}>
+      <h2>{editing ? 'Edit endpoint' : 'New endpoint'}</h2>
+      <label className="field">URL<input name="url" value={url} aria-invalid={!!errors.url} aria-describedby="url-error" onChange={(e) => { setUrl(e.target.value); setErrors({ ...errors, url: '' }); }} placeholder="https://warehouse.example.com/webhooks" />
+        <FieldMessage id="url-error" text={errors.url} />
       </label>
-      <label className="field">Description (optional)<input name="description" value={description} onChange={(e) => setDescription(e.target.value)} /></label>
-      <fieldset className="field">
+      <label className="field">Description (optional)<input name="description" value={description} aria-invalid={!!errors.description} aria-describedby="description-error" onChange={(e) => setDescription(e.target.value)} />
+        <FieldMessage id="description-error" text={errors.description} />
+      </label>
+      <fieldset className="field" aria-describedby="events-error">
         <legend>Events <button type="button" className="small" onClick={() => { setEvents(meta.warehouse_events); setErrors({ ...errors, events: '' }); }}>Warehouse preset</button></legend>
         <div className="checks columns">
           {meta.event_types.map((t) => (
-            <label key={t} className="inline"><input type="checkbox" name="event" value={t} checked={events.includes(t)} onChange={(e) => setEvents(e.target.checked ? [...events, t] : events.filter((x) => x !== t))} /> {t}</label>
+            <label key={t} className="inline"><input type="checkbox" name="event" value={t} checked={events.includes(t)} onChange={(e) => { setEvents(e.target.checked ? [...events, t] : events.filter((x) => x !== t)); setErrors({ ...errors, events: '' }); }} /> {t}</label>
           ))}
         </div>
-        {errors.events && <span className="field-error">{errors.events}</span>}
+        <FieldMessage id="events-error" text={errors.events} />
       </fieldset>
-      <LocationChooser name="endpoint" locations={locations} value={locationIds} onChange={setLocationIds} error={errors.location_ids} />
-      <div className="buttons"><button className="primary" type="submit">Add endpoint</button><button type="button" className="link" onClick={onCancel}>Cancel</button></div>
+      <LocationChooser name="endpoint" locations={locations} value={locationIds} onChange={(v) => { setLocationIds(v); setErrors({ ...errors, location_ids: '' }); }} error={errors.location_ids} />
+      {formError && <p className="error" role="alert">{formError}</p>}
+      <div className="buttons"><button className="primary" type="submit" disabled={busy}>{action}</button><button type="button" className="link" onClick={onCancel}>Cancel</button></div>
     </form>
   );
 }
 
-export function EndpointPage({ id, locations, navigate }: Shared & { id: string }) {
-  const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
-  const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
+export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: string }) {
+  const { data: endpoint, error, reload } = useLoad(() => api<EndpointWithHealth>('GET', `/webhook-endpoints/${id}`), [id]);
+  const { data: deliveries, error: logError, reload: reloadLog } = useLoad(() => api<PortalDelivery[]>('GET', `/webhook-endpoints/${id}/deliveries`), [id]);
   const [secret, setSecret] = useState<string | null>(null);
-  const [confirmRotate, setConfirmRotate] = useState(false);
-  const [notice, setNotice] = useState('');
-  const [missing, setMissing] = useState(false);
+  const [confirm, setConfirm] = useState<'rotate' | 'delete' | null>(null);
+  const [editing, setEditing] = useState(false);
+  const flash = useFlash();
 
-  const load = async () => {
-    try {
-      const list = await api<Endpoint[]>('GET', '/webhook-endpoints');
-      const found = list.find((e) => e.id === id) ?? null;
-      setEndpoint(found);
-      if (!found) return setMissing(true);
-      setDeliveries(await api<Delivery[]>('GET', `/webhook-endpoints/${id}/deliveries`));
-    } catch {
-      setMissing(true);
-    }
-  };
   useEffect(() => {
-    void load();
-    const timer = setInterval(load, 3000);
+    const timer = setInterval(() => void reloadLog(), 3000);
     return () => clearInterval(timer);
-  }, [id]);
+  }, [reloadLog]);
 
-  if (missing) return <div className="empty card"><h2>Endpoint not found</h2><p><a href="/portal/webhooks" onClick={(e) => { e.preventDefault(); navigate('/portal/webhooks'); }}>Back to webhook endpoints</a></p></div>;
+  if (error) return <><BackLink navigate={navigate} /><LoadError error={error} retry={reload} /></>;
   if (!endpoint) return <p className="muted">Loading…</p>;
 
   const act = async (fn: () => Promise<unknown>, message: string) => {
-    await fn();
-    setNotice(message);
-    await load();
+    setConfirm(null);
+    if (await flash.run(fn, message)) await Promise.all([reload(), reloadLog()]);
+  };
+  const resend = async (deliveryId: string) => {
+    flash.clear();
+    try {
+      const copy = await api<DeliveryDetail>('POST', `/webhook-endpoints/${id}/deliveries/${deliveryId}/resend`);
+      flash.ok(`Delivery queued again as ${copy.id.slice(0, 8)}.`);
+      await reloadLog();
+    } catch (err) {
+      flash.fail(err);
+    }
+  };
+  const remove = async () => {
+    setConfirm(null);
+    if (await flash.run(() => api('DELETE', `/webhook-endpoints/${id}`))) navigate('/portal/webhooks');
   };
   return (
     <section>
-      <p><a href="/portal/webhooks" onClick={(e) => { e.preventDefault(); navigate('/portal/webhooks'); }}>← Webhook endpoints</a></p>
+      <BackLink navigate={navigate} />
       <div className="page-head">
         <div>
           <h1 className="url-title">{endpoint.url}</h1>
-          <p className="muted">{endpoint.description ?? 'No description'} · {locationNames(endpoint.location_ids, locations)} · <span className={`badge ${endpoint.status === 'enabled' ? 'green' : 'grey'}`}>{endpoint.status}</span></p>
+          <p className="muted">{endpoint.description ?? 'No description'} · {locationNames(endpoint.location_ids, locations)} · <StatusBadge status={endpoint.status} /></p>
+          <HealthLine health={endpoint.health} />
         </div>
         <div className="buttons">
+          <button onClick={() => { flash.clear(); setEditing(true); }}>Edit</button>
           <button onClick={() => act(() => api('POST', `/webhook-endpoints/${id}/test`), 'Test event queued.')}>Send test event</button>
           <button onClick={() => act(() => api('PATCH', `/webhook-endpoints/${id}`, { status: endpoint.status === 'enabled' ? 'disabled' : 'enabled' }), endpoint.status === 'enabled' ? 'Endpoint disabled.' : 'Endpoint enabled.')}>
             {endpoint.status === 'enabled' ? 'Disable' : 'Enable'}
           </button>
+          {confirm === 'delete' ? (
+            <Confirm text="Delete this endpoint and its delivery log?" action="Delete endpoint" onConfirm={remove} onCancel={() => setConfirm(null)} />
+          ) : (
+            <button className="danger-text" onClick={() => { flash.clear(); setConfirm('delete'); }}>Delete…</button>
+          )}
         </div>
       </div>
-      {notice && <p className="notice" role="status">{notice}</p>}
+      {flash.view}
+      {editing && <EndpointForm meta={meta} locations={locations} editing={endpoint} onCancel={() => setEditing(false)} onSaved={async () => { setEditing(false); flash.ok('Endpoint saved.'); await reload(); }} />}
       <div className="card">
         <h2>Signing secret</h2>
         <p className="muted">Verify every delivery: HMAC-SHA256 of <code>timestamp.body</code> with this secret must match <code>X-Service-Webhook-Signature</code>.</p>
         <div className="secret-row">
-          <code className="secret" data-testid="signing-secret">{secret ?? 'whsec_••••••••••••••••••••••••'}</code>
-          {secret ? <button onClick={() => setSecret(null)}>Hide</button> : <button onClick={async () => setSecret((await api<{ signing_secret: string }>('GET', `/webhook-endpoints/${id}/secret`)).signing_secret)}>Reveal</button>}
-          {confirmRotate ? (
-            <span className="confirm">The old secret keeps signing for 24 hours.{' '}
-              <button className="danger" onClick={async () => { const r = await api<{ signing_secret: string }>('POST', `/webhook-endpoints/${id}/rotate-secret`); setSecret(r.signing_secret); setConfirmRotate(false); setNotice('Secret rotated.'); }}>Rotate now</button>
-              <button className="link" onClick={() => setConfirmRotate(false)}>Cancel</button>
-            </span>
+          <code className="secret" id="signing-secret" data-testid="signing-secret">{secret ?? 'whsec_••••••••••••••••••••••••'}</code>
+          {secret ? (
+            <><CopyButton text={secret} targetId="signing-secret" /><button onClick={() => setSecret(null)}>Hide</button></>
           ) : (
-            <button onClick={() => setConfirmRotate(true)}>Rotate…</button>
+            <button onClick={() => flash.run(async () => setSecret((await api<{ signing_secret: string }>('GET', `/webhook-endpoints/${id}/secret`)).signing_secret))}>Reveal</button>
+          )}
+          {confirm === 'rotate' ? (
+            <Confirm text="The old secret keeps signing for 24 hours." action="Rotate now" onConfirm={() => act(async () => setSecret((await api<NewEndpoint>('POST', `/webhook-endpoints/${id}/rotate-secret`)).signing_secret), 'Secret rotated.')} onCancel={() => setConfirm(null)} />
+          ) : (
+            <button onClick={() => { flash.clear(); setConfirm('rotate'); }}>Rotate…</button>
           )}
         </div>
         <p className="small muted">Events: {endpoint.events.join(', ')}</p>
       </div>
       <div className="card">
         <h2>Delivery log</h2>
-        {deliveries === null ? <p className="muted">Loading…</p> : deliveries.length === 0 ? (
+        {logError ? <LoadError error={logError} retry={reloadLog} /> : deliveries === null ? <p className="muted">Loading…</p> : deliveries.length === 0 ? (
           <p className="muted empty-inline">No deliveries yet. Events appear here as they are sent; use “Send test event” to try your receiver.</p>
         ) : (
           <div className="table-wrap">
             <table className="deliveries">
-              <thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Attempts</th><th>Last response</th><th>Next retry</th><th>Created</th><th /></tr></thead>
+              <thead><tr><th>Delivery</th><th>Type</th><th>Status</th><th>Attempts</th><th>Last response</th><th>Next retry</th><th>Created</th><th /></tr></thead>
               <tbody>
                 {deliveries.map((d) => (
-                  <tr key={d.id}>
-                    <td data-label="Event"><code title={d.event_id}>{d.event_id.slice(0, 8)}</code></td>
+                  <tr key={d.id} data-delivery={d.id}>
+                    <td data-label="Delivery">
+                      <Link to={`/portal/webhooks/${id}/deliveries/${d.id}`} navigate={navigate}><code>{d.id.slice(0, 8)}</code></Link>
+                      {d.resent_from && <div className="small muted">resend of <code>{d.resent_from.slice(0, 8)}</code></div>}
+                    </td>
                     <td data-label="Type">{d.event_type}</td>
-                    <td data-label="Status"><span className={`badge ${d.status === 'delivered' ? 'green' : d.status === 'failed' ? 'red' : 'amber'}`}>{d.status}</span></td>
+                    <td data-label="Status"><StatusBadge status={d.status} /></td>
                     <td data-label="Attempts">{d.attempts}</td>
-                    <td data-label="Last response">{d.last_status_code ?? '—'}</td>
+                    <td data-label="Last response" className="break">{d.last_status_code ?? d.last_error ?? '—'}</td>
                     <td data-label="Next retry">{when(d.next_attempt_at)}</td>
                     <td data-label="Created">{when(d.created_at)}</td>
-                    <td className="actions"><button className="small" onClick={() => act(() => api('POST', `/webhook-endpoints/${id}/deliveries/${d.id}/resend`), 'Delivery queued again.')}>Resend</button></td>
+                    <td className="actions">
+                      <button className="small" onClick={() => resend(d.id)}>Resend</button>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -181,4 +226,8 @@ export function EndpointPage({ id, locations, navigate }: Shared & { id: string 
       </div>
     </section>
   );
+}
+
+function BackLink({ navigate }: { navigate: (to: string) => void }) {
+  return <p><Link to="/portal/webhooks" navigate={navigate}>← Webhook endpoints</Link></p>;
 }

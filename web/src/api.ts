@@ -1,23 +1,66 @@
 // The portal's client for /portal/api: JSON in and out, CSRF token on every state change, problem
-// details turned into errors that know which field they are about.
+// details turned into errors with a human message per field. Response types come from the
+// backend's route schemas (src/portal/schemas.ts), imported as types only.
+import type {
+  ApiKey, DeliveryDetail, EndpointWithHealth, FailingDelivery, Location, LoggedEvent, LoggedRequest, Meta, NewApiKey, NewEndpoint, Overview, PortalDelivery, SessionInfo,
+} from '../../src/portal/schemas.ts';
+import type { FieldError } from '../../src/http/errors.ts';
 
-export interface FieldError { path: string; message: string; code: string }
+export type { ApiKey, DeliveryDetail, EndpointWithHealth, FailingDelivery, Location, LoggedEvent, LoggedRequest, Meta, NewApiKey, NewEndpoint, Overview, PortalDelivery, SessionInfo };
+
+const FIELD_NAMES: Record<string, string> = {
+  label: 'Label', scopes: 'Scopes', location_ids: 'Locations', url: 'URL', events: 'Events', description: 'Description', email: 'Email', password: 'Password',
+  path: 'Path', request_id: 'Request id', key_id: 'Key', status_class: 'Status',
+};
+
+/** A sentence a person can act on, whatever the validator said. */
+export function humanFieldMessage(e: FieldError): string {
+  const field = e.path.split('/')[1] ?? '';
+  const name = FIELD_NAMES[field] ?? (field ? field.replace(/_/g, ' ') : 'This form');
+  const plural = field === 'scopes' || field === 'events' || field === 'location_ids';
+  switch (e.code) {
+    case 'required':
+    case 'too_short':
+      return `${name} ${plural ? 'are' : 'is'} required.`;
+    case 'too_few':
+      return `Choose at least one ${plural ? name.toLowerCase().replace(/s$/, '') : 'value'}.`;
+    case 'too_long':
+      return `${name} is too long.`;
+    case 'too_many':
+      return `${name}: too many chosen.`;
+    case 'duplicate':
+      return `${name}: each value may appear once.`;
+    case 'unknown_field':
+      return `${name} cannot be set here.`;
+    case 'unknown_id':
+      return `${name}: one of them no longer exists. Reload the page and choose again.`;
+  }
+  // Messages written by our own rules are already human ("must use https"); the validator's are not.
+  if (/^must (NOT|match|be equal|have)|^must be (string|integer|number|array|object|boolean)/.test(e.message)) return `${name} is not valid.`;
+  return `${name} ${e.message.replace(/\.$/, '')}.`;
+}
 
 export class ApiError extends Error {
   status: number;
   code: string;
+  /** First human message per top-level field. */
   fields: Record<string, string>;
   constructor(status: number, body: { detail?: string; code?: string; errors?: FieldError[] }) {
-    super(body.detail ?? `Request failed (${status})`);
+    const fields: Record<string, string> = {};
+    for (const e of body.errors ?? []) fields[e.path.split('/')[1] ?? ''] ??= humanFieldMessage(e);
+    const message =
+      body.code === 'validation_failed' ? (Object.keys(fields).length ? 'Check the highlighted fields.' : 'Some values are not valid.')
+        : status === 0 ? 'The server could not be reached. Check your connection and try again.'
+          : (body.detail ?? `Something went wrong (HTTP ${status}). Try again.`);
+    super(message);
     this.status = status;
     this.code = body.code ?? 'error';
-    this.fields = {};
-    for (const e of body.errors ?? []) {
-      const field = e.path.split('/')[1] ?? '';
-      this.fields[field] ??= e.message;
-    }
+    this.fields = fields;
   }
 }
+
+/** The message to show for any failure. */
+export const failureText = (err: unknown) => (err instanceof ApiError ? err.message : 'Something went wrong. Try again.');
 
 let csrf = '';
 export const setCsrf = (token: string) => void (csrf = token);
@@ -26,17 +69,52 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrf;
-  const res = await fetch(`/portal/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  let res: Response;
+  try {
+    res = await fetch(`/portal/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  } catch {
+    throw new ApiError(0, {});
+  }
   const json = res.headers.get('content-type')?.includes('json') ? await res.json() : {};
   if (!res.ok) throw new ApiError(res.status, json);
   return json.data as T;
 }
 
-export interface Location { id: string; name: string }
-export interface ApiKey { id: string; label: string; prefix: string; scopes: string[]; location_ids: string[] | null; created_at: string; last_used_at: string | null; revoked_at: string | null; secret?: string }
-export interface Endpoint { id: string; url: string; description: string | null; events: string[]; location_ids: string[] | null; status: 'enabled' | 'disabled'; created_at: string; signing_secret?: string }
-export interface Delivery { id: string; event_id: string; event_type: string; status: 'pending' | 'delivered' | 'failed'; attempts: number; last_status_code: number | null; next_attempt_at: string | null; created_at: string; updated_at: string }
-export interface Meta { scopes: string[]; warehouse_scopes: string[]; event_types: string[]; warehouse_events: string[] }
-export interface SessionInfo { user: { id: string; email: string }; merchant: { id: string; name: string }; csrf_token: string }
+/** A page of a newest-first list. */
+export async function apiPage<T>(path: string): Promise<{ data: T[]; next_before: string | null }> {
+  const res = await fetch(`/portal/api${path}`, { credentials: 'same-origin' }).catch(() => null);
+  if (!res) throw new ApiError(0, {});
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) throw new ApiError(res.status, json);
+  return json;
+}
+
+/**
+ * Copies text. navigator.clipboard exists only in secure contexts (https, localhost); on plain http
+ * elsewhere a selected off-screen textarea and execCommand('copy') still work.
+ */
+export async function copyText(text: string): Promise<boolean> {
+  if (window.isSecureContext && navigator.clipboard) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {}
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.top = '-1000px';
+  document.body.appendChild(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand('copy');
+  } catch {}
+  area.remove();
+  return ok;
+}
 
 export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—');
+export const whenExact = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+export const percent = (n: number | null) => (n === null ? '—' : `${Math.round(n * 1000) / 10} %`);

@@ -1,0 +1,108 @@
+// Small shared pieces: copy with feedback, status messages that clear with their context, field
+// errors announced to screen readers, confirmations.
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { copyText, failureText } from './api.ts';
+
+export function CopyButton({ text, label = 'Copy', targetId }: { text: string; label?: string; targetId?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const copy = async () => {
+    const ok = await copyText(text);
+    setState(ok ? 'copied' : 'failed');
+    if (!ok && targetId) {
+      // Select the text so the person can copy it by hand.
+      const el = document.getElementById(targetId);
+      if (el) getSelection()?.selectAllChildren(el);
+    }
+    clearTimeout(timer.current);
+    timer.current = window.setTimeout(() => setState('idle'), 4000);
+  };
+  return (
+    <span className="copy">
+      <button type="button" onClick={copy}>{state === 'copied' ? 'Copied ✓' : label}</button>
+      <span className={`copy-status ${state}`} role="status" aria-live="polite">
+        {state === 'copied' ? 'Copied to the clipboard.' : state === 'failed' ? 'Could not copy: the text is selected, press Ctrl+C (⌘C on a Mac).' : ''}
+      </span>
+    </span>
+  );
+}
+
+/** One message at a time for a page; any new action or context replaces or clears it. */
+export function useFlash() {
+  const [flash, setFlash] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const ok = useCallback((text: string) => setFlash({ kind: 'ok', text }), []);
+  const fail = useCallback((err: unknown) => setFlash({ kind: 'error', text: failureText(err) }), []);
+  const clear = useCallback(() => setFlash(null), []);
+  /** Runs an action: clears the old message, shows success or the failure. */
+  const run = useCallback(
+    async (action: () => Promise<unknown>, success?: string) => {
+      setFlash(null);
+      try {
+        await action();
+        if (success) setFlash({ kind: 'ok', text: success });
+        return true;
+      } catch (err) {
+        setFlash({ kind: 'error', text: failureText(err) });
+        return false;
+      }
+    },
+    [],
+  );
+  const view = flash ? (
+    <p className={flash.kind === 'ok' ? 'notice' : 'error-banner'} role={flash.kind === 'ok' ? 'status' : 'alert'}>
+      {flash.text}
+      <button type="button" className="link dismiss" aria-label="Dismiss message" onClick={clear}>×</button>
+    </p>
+  ) : null;
+  return { ok, fail, clear, run, view };
+}
+
+export function FieldMessage({ id, text }: { id: string; text?: string }) {
+  // Always rendered so screen readers announce the message when it appears.
+  return <span id={id} className="field-error" role="alert" aria-live="assertive">{text ?? ''}</span>;
+}
+
+export function LoadError({ error, retry }: { error: unknown; retry: () => void }) {
+  return (
+    <div className="error-banner" role="alert">
+      Could not load this page: {failureText(error)} <button type="button" className="small" onClick={retry}>Retry</button>
+    </div>
+  );
+}
+
+export function Confirm({ text, action, onConfirm, onCancel }: { text: ReactNode; action: string; onConfirm: () => void; onCancel: () => void }) {
+  return (
+    <span className="confirm" role="group" aria-label="Confirm">
+      {text} <button type="button" className="danger" onClick={onConfirm}>{action}</button>
+      <button type="button" className="link" onClick={onCancel}>Cancel</button>
+    </span>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  const color = status === 'delivered' || status === 'enabled' ? 'green' : status === 'failed' ? 'red' : status === 'disabled' ? 'grey' : 'amber';
+  return <span className={`badge ${color}`}>{status}</span>;
+}
+
+export function CodeBadge({ code }: { code: number | null }) {
+  if (code === null) return <span className="badge red">no answer</span>;
+  return <span className={`badge ${code < 300 ? 'green' : code < 500 ? 'amber' : 'red'}`}>{code}</span>;
+}
+
+/** Loads data for a page, with its error and a reload. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const reload = useCallback(async () => {
+    try {
+      setData(await load());
+      setError(null);
+    } catch (err) {
+      setError(err);
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, deps);
+  useEffect(() => void reload(), [reload]);
+  return { data, error, reload, setData };
+}
