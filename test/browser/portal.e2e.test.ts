@@ -1,30 +1,41 @@
-// The portal in a real browser (Debian's Chromium driven by playwright-core): sign in, create a
-// location-restricted Warehouse key and use it, add a webhook endpoint pointed at a local
-// receiver, watch an order's delivery arrive in the log, resend it. Screenshots of every page at
-// laptop and phone widths go to test-results/screenshots/.
+// The portal in a real browser (Debian's Chromium driven by playwright-core), opened over a
+// made-up host name mapped to loopback (http://portal.test:<port>): a non-secure context, so the
+// copy buttons must work without navigator.clipboard, while all traffic stays on 127.0.0.1.
+// Covers keys, endpoints (create, edit, delete), deliveries that fail then succeed, a DNS failure,
+// resend, the request log found by X-Request-Id, events and the overview, at 1280 px and 390 px,
+// with no console errors on any page. Screenshots of every page go to test-results/screenshots/.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../../src/events/worker.ts';
 import { json, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 import { startReceiver, type Receiver } from '../receiver.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-results/screenshots');
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const HOST = 'portal.test';
+const FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,
+];
 
 let t: TestApp;
 let m: TestMerchant;
 let base: string;
+let loopback: string;
 let worker: Worker;
 let receiver: Receiver;
 let browser: BrowserContext;
 let page: Page;
 let variantId: string;
+let keySecret: string;
+let endpointId: string;
+/** Console errors and uncaught exceptions since the last check. */
+let consoleErrors: string[] = [];
 
 async function shot(name: string) {
   await page.setViewportSize({ width: 1280, height: 860 });
@@ -34,30 +45,48 @@ async function shot(name: string) {
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 
+/** A step that makes the server answer an error on purpose: Chromium logs exactly that failed load. */
+function expectOnlyFailedLoads(...statuses: number[]) {
+  expect(consoleErrors.map((e) => /status of (\d{3})/.exec(e)?.[1] ?? e)).toEqual(statuses.map(String));
+  consoleErrors = [];
+}
+
 async function order(locationId: string) {
   return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, customer: { name: 'Ada Lovelace', email: 'ada@example.com' }, line_items: [{ variant_id: variantId, quantity: 1 }] }), 201).data;
 }
+
+const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
 
 describe('portal in a browser', () => {
   beforeAll(async () => {
     // Never skip silently: a missing browser is a failure (scripts/test.ts installs it).
     if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
     fs.mkdirSync(SHOTS, { recursive: true });
-    t = await startTestApp({ workerPollMs: 100 });
+    t = await startTestApp({ workerPollMs: 100, webhookRetrySchedule: [1] });
     m = await t.merchant({ locations: 2 });
     json(await m.op('POST', '/users', { email: 'ops@acme.test', password: 'correct horse battery' }), 201);
     // Through connected sync, so the merchant starts without API keys (the portal's empty state).
     const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Trail Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200).data;
-    const product = await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow();
-    variantId = product.id;
+    variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
     await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const port = (t.app.server.address() as AddressInfo).port;
+    base = `http://${HOST}:${port}`;
+    loopback = `http://127.0.0.1:${port}`;
     worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }));
     receiver = await startReceiver('/warehouse/webhooks');
-    browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'mia-chromium-')), { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'mia-chromium-')), { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 860 } });
     page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(15_000);
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') consoleErrors.push(msg.text());
+    });
+    page.on('pageerror', (err) => consoleErrors.push(`uncaught: ${err.message}`));
   }, 120_000);
+
+  afterEach(() => {
+    // Every page the test visited loaded and worked without a console error.
+    expect(consoleErrors).toEqual([]);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -66,79 +95,280 @@ describe('portal in a browser', () => {
     await t?.close();
   });
 
-  it('signs in, creates a Warehouse key for one location and uses it', async () => {
+  it('signs in over a non-localhost http address (not a secure context), with human messages', async () => {
     await page.goto(`${base}/portal`);
-    await expect.poll(() => page.getByLabel('Email').isVisible()).toBe(true);
+    await page.getByLabel('Email').waitFor();
+    expect(await page.evaluate(() => [window.isSecureContext, location.host, typeof navigator.clipboard])).toEqual([false, base.slice(7), 'undefined']);
     await shot('01-sign-in');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Enter your email address.').waitFor();
+    expect(await page.getByLabel('Email').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Email').fill('ops@acme.test');
     await page.getByLabel('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').getByText('The email or password is not correct.').waitFor();
+    expectOnlyFailedLoads(401);
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'API keys', exact: true }).waitFor();
-    await page.getByText('No API keys yet').waitFor();
-    await shot('02-keys-empty');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByText('No active keys.').waitFor();
+    await shot('02-overview-empty');
+  }, 60_000);
 
+  it('creates a Warehouse key with scope help, copies its secret with feedback and uses it', async () => {
+    await nav('API keys').click();
+    await page.getByText('No API keys yet').waitFor();
+    await shot('03-keys-empty');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('button', { name: 'Create key' }).last().click(); // empty form: errors next to fields
     await page.getByText('Give the key a label').waitFor();
     await page.getByText('Choose at least one scope.').waitFor();
-    await shot('03-key-form-errors');
+    await page.getByText('Read orders, their line items and shipping addresses.').waitFor();
+    await expect.poll(() => page.locator('#scopes-help').textContent()).toBe(
+      'Give each system only what it needs. fulfillments.write includes fulfillments.create and fulfillments.tracking.write. inventory.write includes inventory.adjust. ',
+    );
+    await shot('04-key-form-errors');
+    // A label over the server's limit: the server's 422 is shown as a sentence, announced.
+    await page.getByLabel('Label').fill('x'.repeat(101));
+    await page.getByRole('checkbox', { name: /^orders\.read/ }).check();
+    await page.getByRole('button', { name: 'Create key' }).last().click();
+    await expect.poll(() => page.locator('#label-error').textContent()).toBe('Label is too long.');
+    expect(await page.locator('#label-error').getAttribute('role')).toBe('alert');
+    expectOnlyFailedLoads(422);
+    await page.getByRole('checkbox', { name: /^orders\.read/ }).uncheck();
+    // Choosing an alias shows the scopes it includes as included.
+    await page.getByRole('checkbox', { name: /^fulfillments\.write/ }).check();
+    expect(await page.getByRole('checkbox', { name: /^fulfillments\.create/ }).isChecked()).toBe(true);
+    expect(await page.getByRole('checkbox', { name: /^fulfillments\.create/ }).isDisabled()).toBe(true);
+    await page.getByRole('checkbox', { name: /^fulfillments\.write/ }).uncheck();
     await page.getByLabel('Label').fill('Acme 3PL – Location 1');
     await page.getByRole('button', { name: 'Warehouse preset' }).click();
     await page.getByRole('radio', { name: 'Specific locations' }).click();
     await page.getByRole('checkbox', { name: 'Location 1' }).check();
-    await shot('04-key-form');
+    await shot('05-key-form');
     await page.getByRole('button', { name: 'Create key' }).last().click();
-    const secret = (await page.getByTestId('new-secret').textContent())!;
-    expect(secret).toMatch(/^mia_sk_/);
-    await page.getByText('It is shown only once').waitFor();
-    await shot('05-key-created');
+    keySecret = (await page.getByTestId('new-secret').textContent())!;
+    expect(keySecret).toMatch(/^mia_sk_/);
+
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    await page.getByRole('button', { name: 'Copied ✓' }).waitFor();
+    expect(await clipboardText()).toBe(keySecret);
+    await shot('06-key-created');
 
     const mine = await order(m.locations[0]);
     await order(m.locations[1]);
-    const orders = json(await t.api(secret, 'GET', '/orders'), 200).data;
-    expect(orders.map((o: { id: string }) => o.id)).toEqual([mine.id]);
+    const res = await fetch(`${loopback}/api/integrations/v1/orders`, { headers: { authorization: `Bearer ${keySecret}` } });
+    expect(((await res.json()) as { data: { id: string }[] }).data.map((o) => o.id)).toEqual([mine.id]);
     await page.getByRole('button', { name: 'I have stored it — close' }).click();
     await page.getByRole('cell', { name: 'Acme 3PL – Location 1' }).waitFor();
-    await shot('06-keys-list');
+    await shot('07-keys-list');
   }, 60_000);
 
-  it('adds a webhook endpoint, sees an order delivered in the log, and resends it', async () => {
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+  it('finds a failed request by its X-Request-Id in the request log and shows its problem body', async () => {
+    const res = await fetch(`${loopback}/api/integrations/v1/orders?status=shipped&limit=500`, { headers: { authorization: `Bearer ${keySecret}` } });
+    expect(res.status).toBe(422);
+    const requestId = res.headers.get('x-request-id')!;
+    const problem = await res.json();
+    await nav('Request log').click();
+    await page.getByRole('heading', { name: 'Request log' }).waitFor();
+    await page.getByRole('cell', { name: 'validation_failed' }).waitFor();
+    await shot('08-request-log');
+    await page.getByLabel('Find a request by its X-Request-Id').fill('not-an-id');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByText('Paste a request id').waitFor();
+    await page.getByLabel('Find a request by its X-Request-Id').fill(requestId);
+    await page.getByRole('button', { name: 'Find' }).click();
+    const detail = page.getByRole('article', { name: 'Request details' });
+    await expect.poll(() => detail.locator('#detail-request-id').textContent()).toBe(requestId);
+    expect(JSON.parse((await detail.getByTestId('problem-body').textContent())!)).toEqual(problem);
+    expect(await detail.getByText('Acme 3PL – Location 1').count()).toBe(1);
+    await shot('09-request-detail');
+    await page.getByLabel('Status').selectOption('2xx');
+    await expect.poll(() => page.locator('table.requests tbody tr').count()).toBe(1);
+    expect(await page.locator('table.requests tbody tr').first().textContent()).toContain('GET /api/integrations/v1/orders');
+    await shot('10-request-log-filtered');
+  }, 60_000);
+
+  it('adds an endpoint; a delivery answered 500 then 200 shows both attempts with codes and excerpts; resend makes a new delivery', async () => {
+    await nav('Webhooks').click();
     await page.getByText('No endpoints yet').waitFor();
-    await shot('07-webhooks-empty');
+    await shot('11-webhooks-empty');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByLabel('URL').fill('ftp://warehouse.example');
+    // Only order events: the receiver's scripted answers then go to the order's delivery.
+    await page.getByRole('checkbox', { name: 'order.created' }).check();
+    await page.getByRole('checkbox', { name: 'order.cancelled' }).check();
+    await page.getByRole('button', { name: 'Add endpoint' }).last().click();
+    await expect.poll(() => page.locator('#url-error').textContent()).toBe('URL must be an http(s) URL.');
+    expectOnlyFailedLoads(422);
     await page.getByLabel('URL').fill(receiver.url);
-    await page.getByRole('button', { name: 'Warehouse preset' }).click();
-    await shot('08-endpoint-form');
+    await shot('12-endpoint-form');
     await page.getByRole('button', { name: 'Add endpoint' }).last().click();
     await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+    endpointId = /webhooks\/([0-9a-f-]{36})/.exec(page.url())![1];
     await page.getByText('No deliveries yet').waitFor();
+
     await page.getByRole('button', { name: 'Reveal' }).click();
     await expect.poll(async () => page.getByTestId('signing-secret').textContent()).toMatch(/^whsec_/);
-    await shot('09-endpoint-empty-log');
+    const signingSecret = (await page.getByTestId('signing-secret').textContent())!;
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await clipboardText()).toBe(signingSecret);
+    await shot('13-endpoint-secret-copied');
 
+    receiver.script.push({ status: 500, body: 'warehouse database is down' }, { status: 200, body: 'ok, stored' });
     const placed = await order(m.locations[0]);
-    const created = () => receiver.received.filter((r) => r.body.type === 'order.created');
-    await expect.poll(() => created().length, { timeout: 10_000 }).toBe(1);
-    expect(created()[0].body.data.object.id).toBe(placed.id);
-    const row = page.getByRole('row').filter({ hasText: 'order.created' });
+    const created = () => receiver.received.filter((r) => r.body?.type === 'order.created');
+    await expect.poll(() => created().length, { timeout: 15_000 }).toBe(2);
+    const row = page.locator('tr[data-delivery]').filter({ hasText: 'order.created' });
     await row.getByText('delivered').waitFor();
-    await shot('10-delivery-log');
+    expect(await row.getByRole('cell', { name: '200' }).count()).toBe(1);
+    await shot('14-delivery-log');
 
-    await row.getByRole('button', { name: 'Resend' }).click();
-    await page.getByText('Delivery queued again.').waitFor();
-    await expect.poll(() => created().length, { timeout: 10_000 }).toBe(2);
-    expect(created()[1].body.id).toBe(created()[0].body.id);
-    await expect.poll(async () => page.getByRole('row').filter({ hasText: 'order.created' }).count(), { timeout: 10_000 }).toBe(2);
-    await shot('11-delivery-resent');
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { name: /^Delivery / }).waitFor();
+    const first = page.getByRole('article', { name: 'Attempt 1' });
+    const second = page.getByRole('article', { name: 'Attempt 2' });
+    await first.getByText('500', { exact: true }).waitFor();
+    await first.getByText('warehouse database is down').waitFor();
+    await second.getByText('200', { exact: true }).waitFor();
+    await second.getByText('ok, stored').waitFor();
+    await second.getByText('Request sent (headers and body, signature included)').click();
+    const sent = (await second.locator('pre.code').last().textContent())!;
+    expect(sent).toContain(`x-service-webhook-signature: ${created()[1].headers['x-service-webhook-signature']}`);
+    expect(sent.endsWith(created()[1].raw)).toBe(true);
+    expect(JSON.parse(created()[1].raw).data.object.id).toBe(placed.id);
+    await shot('15-delivery-detail');
 
-    await page.getByRole('link', { name: '← Webhook endpoints' }).click();
-    await page.getByRole('cell', { name: receiver.url }).waitFor();
-    await shot('12-webhooks-list');
+    await page.getByRole('link', { name: '← Endpoint and delivery log' }).click();
+    await page.locator('tr[data-delivery]').filter({ hasText: 'order.created' }).getByRole('button', { name: 'Resend' }).click();
+    await page.getByText(/^Delivery queued again as [0-9a-f]{8}\./).waitFor();
+    await expect.poll(() => created().length, { timeout: 15_000 }).toBe(3);
+    expect(created()[2].body.id).toBe(created()[0].body.id);
+    await expect.poll(() => page.locator('tr[data-delivery]').filter({ hasText: 'order.created' }).count()).toBe(2);
+    const rows = page.locator('tr[data-delivery]');
+    const originalId = (await rows.nth(1).getAttribute('data-delivery'))!;
+    await rows.first().getByText(`resend of ${originalId.slice(0, 8)}`).waitFor();
+    expect(await rows.first().getAttribute('data-delivery')).not.toBe(originalId);
+    await rows.first().getByText('delivered').waitFor();
+    await shot('16-delivery-resent');
+  }, 90_000);
+
+  it('edits an endpoint; messages clear when the context changes', async () => {
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('form', { name: 'Edit webhook endpoint' });
+    await form.getByLabel('Description (optional)').fill('Acme WMS, Location 1');
+    await form.getByRole('checkbox', { name: 'order.cancelled' }).uncheck();
+    await form.getByRole('checkbox', { name: 'fulfillment.created' }).check();
+    await form.getByRole('radio', { name: 'Specific locations' }).click();
+    await form.getByRole('checkbox', { name: 'Location 1' }).check();
+    await shot('17-endpoint-edit');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Endpoint saved.').waitFor();
+    await page.getByText('Acme WMS, Location 1 · Location 1').waitFor();
+    const saved = json(await m.op('GET', `/webhook-endpoints/${endpointId}`), 200).data;
+    expect([saved.description, saved.location_ids, saved.events, saved.url]).toEqual(['Acme WMS, Location 1', [m.locations[0]], ['order.created', 'fulfillment.created'], receiver.url]);
+    // A new action replaces the message; leaving the page drops it.
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText('Test event queued.').waitFor();
+    expect(await page.getByText('Endpoint saved.').count()).toBe(0);
+    await nav('Webhooks').click();
+    await page.getByRole('link', { name: receiver.url }).click();
+    await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+    expect(await page.getByText('Test event queued.').count()).toBe(0);
+  }, 60_000);
+
+  it('shows a DNS failure with its reason, then deletes that endpoint after confirmation', async () => {
+    await nav('Webhooks').click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByLabel('URL').fill('http://no-such-host.invalid/hooks');
+    await page.getByRole('checkbox', { name: 'order.created' }).check();
+    await page.getByRole('button', { name: 'Add endpoint' }).last().click();
+    await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const row = page.locator('tr[data-delivery]').filter({ hasText: 'ping' });
+    await row.getByText('failed').waitFor({ timeout: 20_000 });
+    await row.getByText(/getaddrinfo ENOTFOUND no-such-host\.invalid/).waitFor();
+    await page.getByTestId('health').getByText(/last failure .*getaddrinfo ENOTFOUND no-such-host\.invalid/).waitFor();
+    await shot('18-dns-failure-log');
+    await row.getByRole('link').click();
+    const attempt = page.getByRole('article', { name: 'Attempt 1' });
+    await attempt.getByText('no answer').waitFor();
+    await attempt.getByText(/getaddrinfo ENOTFOUND no-such-host\.invalid/).waitFor();
+    await shot('19-dns-failure-detail');
+    await page.getByRole('link', { name: '← Endpoint and delivery log' }).click();
+
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    await page.getByText('Delete this endpoint and its delivery log?').waitFor();
+    await shot('20-endpoint-delete-confirm');
+    await page.getByRole('button', { name: 'Delete endpoint' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor();
+    await page.getByRole('link', { name: receiver.url }).waitFor();
+    expect(await page.getByText('no-such-host.invalid').count()).toBe(0);
+    expect(json(await m.op('GET', '/webhook-endpoints'), 200).data.map((e: { url: string }) => e.url)).toEqual([receiver.url]);
+    await shot('21-webhooks-list');
+  }, 60_000);
+
+  it('lists events with payloads and where they went, and an overview with health and the request chart', async () => {
+    await nav('Events').click();
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await page.getByLabel('Type').selectOption('order.created');
+    await expect.poll(() => page.locator('details.event').count()).toBe(3);
+    const newest = page.locator('details.event').first();
+    await newest.locator('summary').click();
+    // The order's delivery and its resend.
+    await newest.getByRole('link', { name: receiver.url }).first().waitFor();
+    expect(await newest.getByRole('link', { name: receiver.url }).count()).toBe(2);
+    await newest.getByText('2 deliveries').waitFor();
+    expect(await newest.locator('pre.code').textContent()).toContain('"order_number"');
+    await shot('22-events');
+
+    await nav('Overview').click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    const counted = await t.database.db.selectFrom('request_log').select((eb) => [eb.fn.countAll<string>().as('n')]).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();
+    await expect.poll(() => page.getByTestId('requests-total').textContent()).toBe(String(counted.n));
+    expect(await page.getByTestId('requests-errors').textContent()).toBe('1');
+    await page.getByText('Acme 3PL – Location 1').waitFor();
+    await page.getByRole('img', { name: /Requests per hour over the last 24 hours/ }).waitFor();
+    await page.getByText(/deliveries in 24 h/).first().waitFor();
+    await shot('23-overview');
+  }, 60_000);
+
+  it('at phone width: finds a request by id and reads a delivery', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const res = await fetch(`${loopback}/api/integrations/v1/products`, { headers: { authorization: `Bearer ${keySecret}` } });
+    expect(res.status).toBe(200);
+    const denied = await fetch(`${loopback}/api/integrations/v1/social-videos`, { headers: { authorization: `Bearer ${keySecret}` } });
+    expect(denied.status).toBe(403);
+    await page.goto(`${base}/portal/requests`);
+    await page.getByLabel('Find a request by its X-Request-Id').fill(denied.headers.get('x-request-id')!);
+    await page.getByRole('button', { name: 'Find' }).click();
+    const detail = page.getByRole('article', { name: 'Request details' });
+    await expect.poll(async () => JSON.parse((await detail.getByTestId('problem-body').textContent()) ?? '{}').code).toBe('insufficient_scope');
+    expect(await detail.isVisible()).toBe(true);
+    // Nothing wider than the phone's screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: path.join(SHOTS, '24-phone-request-found-phone.png'), fullPage: true });
+    await page.goto(`${base}/portal/webhooks/${endpointId}`);
+    await page.locator('tr[data-delivery]').first().getByRole('link').click();
+    await page.getByRole('article', { name: 'Attempt 1' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: path.join(SHOTS, '25-phone-delivery-phone.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 860 });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   }, 60_000);
 });
+
+/** What the system clipboard holds, read from a secure-context page (127.0.0.1) of the same browser. */
+async function clipboardText(): Promise<string> {
+  await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: loopback });
+  const reader = await browser.newPage();
+  try {
+    await reader.goto(`${loopback}/healthz`);
+    return await reader.evaluate(() => navigator.clipboard.readText());
+  } finally {
+    await reader.close();
+  }
+}

@@ -126,9 +126,10 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
   const flash = useFlash();
 
   useEffect(() => {
-    const timer = setInterval(() => void reloadLog(), 3000);
+    // The log and the health line follow deliveries as they happen.
+    const timer = setInterval(() => void Promise.all([reload(), reloadLog()]), 3000);
     return () => clearInterval(timer);
-  }, [reloadLog]);
+  }, [reload, reloadLog]);
 
   if (error) return <><BackLink navigate={navigate} /><LoadError error={error} retry={reload} /></>;
   if (!endpoint) return <p className="muted">Loading…</p>;
