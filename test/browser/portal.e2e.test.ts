@@ -38,6 +38,7 @@ let endpointId: string;
 let consoleErrors: string[] = [];
 
 async function shot(name: string) {
+  await page.evaluate(() => scrollTo(0, 0)); // the sticky header stays at the top of a full-page shot
   await page.setViewportSize({ width: 1280, height: 860 });
   await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
@@ -182,6 +183,8 @@ describe('portal in a browser', () => {
     const detail = page.getByRole('article', { name: 'Request details' });
     await expect.poll(() => detail.locator('#detail-request-id').textContent()).toBe(requestId);
     expect(JSON.parse((await detail.getByTestId('problem-body').textContent())!)).toEqual(problem);
+    // Stored as sent: the same keys in the same order.
+    expect(Object.keys(JSON.parse((await detail.getByTestId('problem-body').textContent())!))).toEqual(Object.keys(problem));
     expect(await detail.getByText('Acme 3PL – Location 1').count()).toBe(1);
     await shot('09-request-detail');
     await page.getByLabel('Status').selectOption('2xx');
@@ -331,7 +334,7 @@ describe('portal in a browser', () => {
     expect(await page.getByTestId('requests-errors').textContent()).toBe('1');
     await page.getByText('Acme 3PL – Location 1').waitFor();
     await page.getByRole('img', { name: /Requests per hour over the last 24 hours/ }).waitFor();
-    await page.getByText(/deliveries in 24 h/).first().waitFor();
+    await page.getByText(/deliver(y|ies) in 24 h/).first().waitFor();
     await shot('23-overview');
   }, 60_000);
 

@@ -110,7 +110,7 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
   return (
     <form className="card form" onSubmit={submit} noValidate aria-label="Create API key">
       <h2>New API key</h2>
-      <label className="field">Label<input name="label" value={label} aria-invalid={!!errors.label} aria-describedby="label-error" onChange={(e) => { setLabel(e.target.value); setErrors({ ...errors, label: '' }); }} placeholder="e.g. Acme 3PL – Main warehouse" />
+      <label className="field">Label<input name="label" value={label} aria-invalid={!!errors.label} aria-describedby="label-error" onChange={(e) => { setLabel(e.target.value); setErrors({ ...errors, label: '' }); setFormError(''); }} placeholder="e.g. Acme 3PL – Main warehouse" />
         <FieldMessage id="label-error" text={errors.label} />
       </label>
       <fieldset className="field" aria-describedby="scopes-error scopes-help">

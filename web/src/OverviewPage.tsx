@@ -78,7 +78,7 @@ export function OverviewPage({ navigate }: Shared) {
 function RequestChart({ hours }: { hours: Overview['requests']['hours'] }) {
   const max = Math.max(1, ...hours.map((h) => h.total));
   const w = 240;
-  const h = 60;
+  const h = 40;
   const bar = w / hours.length;
   return (
     <svg className="chart" viewBox={`0 0 ${w} ${h + 12}`} role="img" aria-label={`Requests per hour over the last 24 hours; most in one hour: ${max}`}>

@@ -9,7 +9,7 @@ export function HealthLine({ health }: { health: Health }) {
   const f = health.last_failure;
   return (
     <div className="health small" data-testid="health">
-      <span>{health.deliveries_24h} deliveries in 24 h</span>
+      <span>{health.deliveries_24h} {health.deliveries_24h === 1 ? 'delivery' : 'deliveries'} in 24 h</span>
       <span>success {percent(health.success_rate)}</span>
       {f ? (
         <span className="danger-text">last failure {when(f.at)}: {f.status_code !== null ? `HTTP ${f.status_code}` : f.error}</span>
@@ -95,7 +95,7 @@ function EndpointForm({ meta, locations, editing, onCancel, onSaved }: Pick<Shar
   return (
     <form className="card form" onSubmit={submit} noValidate aria-label={editing ? 'Edit webhook endpoint' : 'Add webhook endpoint'}>
       <h2>{editing ? 'Edit endpoint' : 'New endpoint'}</h2>
-      <label className="field">URL<input name="url" value={url} aria-invalid={!!errors.url} aria-describedby="url-error" onChange={(e) => { setUrl(e.target.value); setErrors({ ...errors, url: '' }); }} placeholder="https://warehouse.example.com/webhooks" />
+      <label className="field">URL<input name="url" value={url} aria-invalid={!!errors.url} aria-describedby="url-error" onChange={(e) => { setUrl(e.target.value); setErrors({ ...errors, url: '' }); setFormError(''); }} placeholder="https://warehouse.example.com/webhooks" />
         <FieldMessage id="url-error" text={errors.url} />
       </label>
       <label className="field">Description (optional)<input name="description" value={description} aria-invalid={!!errors.description} aria-describedby="description-error" onChange={(e) => setDescription(e.target.value)} />

@@ -14,7 +14,7 @@ export const statements: string[] = [
     status int not null,
     error_code text,
     duration_ms double precision not null,
-    problem jsonb,
+    problem json, -- json, not jsonb: the body exactly as sent (key order kept)
     created_at timestamptz(3) not null)`,
   // The log view pages newest first by id (insertion order); the overview counts the last 24 h;
   // operators look a request up by id; the retention job deletes by age.
