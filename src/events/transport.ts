@@ -3,7 +3,7 @@
 import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
-import { isPrivateAddress } from '../modules/webhook-endpoints/service.ts';
+import { isPublicAddress } from './address-policy.ts';
 
 export interface PostResult {
   statusCode: number | null;
@@ -19,7 +19,7 @@ export function createTransport(options: { timeoutMs: number; allowPrivate: bool
     dns.lookup(hostname, { ...lookupOptions, all: true }, (err, addresses) => {
       if (err) return (callback as Function)(err);
       const list = addresses as dns.LookupAddress[];
-      const denied = options.allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
+      const denied = options.allowPrivate ? undefined : list.find((a) => !isPublicAddress(a.address));
       if (denied) return (callback as Function)(new Error(`refused: ${hostname} resolves to private address ${denied.address}`));
       if (lookupOptions.all) return (callback as Function)(null, list);
       (callback as Function)(null, list[0].address, list[0].family);
@@ -27,13 +27,14 @@ export function createTransport(options: { timeoutMs: number; allowPrivate: bool
   };
   const base = buildConnector({ timeout: options.timeoutMs, lookup } as never);
   const connect: buildConnector.connector = (opts, callback) => {
-    if (!options.allowPrivate && isIP(opts.hostname.replace(/^\[|\]$/g, '')) && isPrivateAddress(opts.hostname.replace(/^\[|\]$/g, ''))) {
+    const literal = opts.hostname.replace(/^\[|\]$/g, '');
+    if (!options.allowPrivate && isIP(literal) && !isPublicAddress(literal)) {
       return callback(new Error(`refused: private address ${opts.hostname}`), null);
     }
     base(opts, (err, socket) => {
       if (err) return callback(err, null);
       const address = socket.remoteAddress ?? '';
-      if (!options.allowPrivate && (!address || isPrivateAddress(address))) {
+      if (!options.allowPrivate && !isPublicAddress(address)) {
         socket.destroy();
         return callback(new Error(`refused: ${opts.hostname} connected to private address ${address}`), null);
       }

@@ -1,6 +1,5 @@
 // Webhook endpoint records and their rules, shared by the operator API and the portal.
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { sql } from 'kysely';
 import { inTransaction } from '../../db/database.ts';
 import type { Ctx } from '../../http/context.ts';
@@ -8,6 +7,7 @@ import { invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import { afterPosition, finishPage, type PageRequest } from '../../http/paging.ts';
 import { iso, isoOrNull } from '../../http/serialize.ts';
 import { checkLocationIds } from '../api-keys/service.ts';
+import { endpointUrlRefusal } from '../../events/address-policy.ts';
 import { EVENT_TYPES, emitEvent } from '../../events/outbox.ts';
 
 export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
@@ -45,45 +45,10 @@ export function presentEndpoint(e: EndpointRow) {
   };
 }
 
-/** Private, loopback, link-local, CGNAT, metadata and unspecified addresses. */
-export function isPrivateAddress(address: string): boolean {
-  const v = isIP(address);
-  if (v === 4) {
-    const [a, b] = address.split('.').map(Number);
-    return (
-      a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224
-    );
-  }
-  if (v === 6) {
-    const lower = address.toLowerCase();
-    if (lower === '::' || lower === '::1') return true;
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    if (mapped) return isPrivateAddress(mapped[1]);
-    return /^(fc|fd|fe8|fe9|fea|feb|ff)/.test(lower);
-  }
-  return false;
-}
-
-/** URL rules at save time; the address actually connected to is checked again at delivery. */
+/** URL rules at save time (the one address policy of src/events/address-policy.ts). */
 export function urlProblems(url: string, allowPrivate: boolean, path = '/url'): FieldError[] {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return [{ path, message: 'must be an absolute URL', code: 'invalid_format' }];
-  }
-  if (parsed.username || parsed.password) return [{ path, message: 'must not contain credentials', code: 'invalid_format' }];
-  if (allowPrivate) {
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return [{ path, message: 'must be an http(s) URL', code: 'invalid_format' }];
-    return [];
-  }
-  if (parsed.protocol !== 'https:') return [{ path, message: 'must use https', code: 'invalid_format' }];
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal') || isPrivateAddress(host)) {
-    return [{ path, message: 'must not point at a private, loopback or link-local address', code: 'forbidden_address' }];
-  }
-  return [];
+  const refusal = endpointUrlRefusal(url, allowPrivate);
+  return refusal ? [{ path, ...refusal }] : [];
 }
 
 export async function validateEndpointInput(ctx: Ctx, input: Partial<EndpointInput>, allowPrivate: boolean) {
@@ -223,7 +188,9 @@ export async function recentDeliveries(ctx: Ctx, endpointId: string, limit = 50)
   return rows.map(presentDelivery);
 }
 
+/** A delivery of another endpoint or merchant, or none at all, is 404 (never an empty list). */
 export async function listAttempts(ctx: Ctx, endpointId: string, deliveryId: string) {
+  await oneDelivery(ctx, endpointId, deliveryId);
   const rows = await ctx.db
     .selectFrom('webhook_attempts as a')
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')

@@ -1,0 +1,71 @@
+// The delivery-attempts route answers only for a delivery of that endpoint of that merchant:
+// another merchant's delivery, another endpoint's, or an unknown id is 404 (operator and portal).
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker } from '../src/events/worker.ts';
+import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+
+let t: TestApp;
+let receiver: Receiver;
+
+async function merchantWithDelivery(email: string) {
+  const m = await t.merchant({ locations: 1 });
+  const a = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201).data;
+  const b = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201).data;
+  const delivery = json(await m.op('POST', `/webhook-endpoints/${a.id}/test`), 200).data;
+  json(await m.op('POST', '/users', { email, password: 'correct horse battery' }), 201);
+  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email, password: 'correct horse battery' }, remoteAddress: '10.8.0.1' });
+  const portal = { cookie: String(res.headers['set-cookie']).split(';')[0] };
+  return { m, a, b, delivery, portal };
+}
+
+let one: Awaited<ReturnType<typeof merchantWithDelivery>>;
+let two: Awaited<ReturnType<typeof merchantWithDelivery>>;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  receiver = await startReceiver();
+  one = await merchantWithDelivery('one@acme.test');
+  two = await merchantWithDelivery('two@acme.test');
+  const worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });
+  expect(await worker.tick()).toBe(2);
+  await worker.stop();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await t?.close();
+});
+
+const portalGet = (s: { portal: { cookie: string } }, url: string) => t.app.inject({ method: 'GET', url: `/portal/api${url}`, headers: { cookie: s.portal.cookie } });
+const opAttempts = (m: TestMerchant, e: string, d: string) => m.op('GET', `/webhook-endpoints/${e}/deliveries/${d}/attempts`);
+
+describe('delivery attempts', () => {
+  it('lists the attempts of a delivery of this endpoint', async () => {
+    for (const res of [await opAttempts(one.m, one.a.id, one.delivery.id), await portalGet(one, `/webhook-endpoints/${one.a.id}/deliveries/${one.delivery.id}/attempts`)]) {
+      expect(json(res, 200).data).toEqual([
+        { id: expect.any(String), attempt: 1, status_code: 200, duration_ms: expect.any(Number), response_excerpt: 'answer 200', error: null, created_at: expect.any(String) },
+      ]);
+    }
+  });
+
+  it("another merchant's delivery, another endpoint's delivery, or an unknown id is 404 not_found", async () => {
+    const cases = [
+      // merchant one asking, through its own endpoint, for merchant two's delivery
+      [one.a.id, two.delivery.id],
+      // merchant one's delivery, through its other endpoint
+      [one.b.id, one.delivery.id],
+      // merchant two's delivery through merchant two's endpoint, asked as merchant one
+      [two.a.id, two.delivery.id],
+      ['00000000-0000-4000-8000-000000000000', one.delivery.id],
+      [one.a.id, '00000000-0000-4000-8000-000000000000'],
+    ];
+    for (const [e, d] of cases) {
+      for (const res of [await opAttempts(one.m, e, d), await portalGet(one, `/webhook-endpoints/${e}/deliveries/${d}/attempts`)]) {
+        expect(res.statusCode, `${e} ${d}: ${res.body}`).toBe(404);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(json(res).code).toBe('not_found');
+      }
+    }
+  });
+});
