@@ -110,7 +110,9 @@ function registerDocsPage(app: FastifyInstance, documentUrl: string) {
     reply.header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(docsPage(documentUrl)),
   );
   app.get('/docs/redoc.standalone.js', hidden, async (_req, reply) => {
-    bundle ??= fs.readFileSync(REDOC_BUNDLE);
+    // The bundle's side menu shows a logo from Redocly's CDN: point it at an empty local image, so
+    // the page makes no request beyond this server.
+    bundle ??= Buffer.from(fs.readFileSync(REDOC_BUNDLE, 'utf8').replaceAll('https://cdn.redoc.ly/redoc/logo-mini.svg', 'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22/%3E'));
     return reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(bundle);
   });
   app.get('/docs/init.js', hidden, async (_req, reply) =>
@@ -125,6 +127,7 @@ function docsPage(documentUrl: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Merchant Integration API reference</title>
+<link rel="icon" href="data:,">
 <style>body{margin:0}.raw-link{font:14px/1.4 system-ui,sans-serif;padding:.5rem 1rem;background:#f4f6f8;border-bottom:1px solid #dde}</style>
 </head>
 <body>
