@@ -10,6 +10,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { pgliteDatabase, postgresDatabase, PGLITE_PARSERS, type DatabaseHandle } from '../src/db/database.ts';
 import { serverSecret } from '../src/db/migrate.ts';
 import fs from 'node:fs';
+import { responseViolations } from './contract.ts';
 
 export const OPERATOR_TOKEN = 'test-operator-token';
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -96,9 +97,27 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
   const db = database ?? (await testDatabase());
   const config = testConfig(overrides);
   const app = await buildApp({ db: db.db, config, secret: await serverSecret(db.db, null), logger: false });
+  // Every answer of a documented route is checked against the published document (test/contract.ts).
+  const violations: string[] = [];
+  app.addHook('onSend', async (req, reply, payload) => {
+    const route = req.routeOptions.url;
+    if (route) {
+      const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+      violations.push(...(await responseViolations({ method: req.method, route, status: reply.statusCode, headers: reply.getHeaders(), body })));
+    }
+    return payload;
+  });
+  const assertKeptContract = () => {
+    const found = violations.splice(0);
+    if (found.length) throw new Error(`A response breaks the OpenAPI document:\n${found.join('\n')}`);
+  };
   await app.ready();
 
-  const call = (opts: InjectOptions) => app.inject(opts);
+  const call = async (opts: InjectOptions) => {
+    const res = await app.inject(opts);
+    assertKeptContract();
+    return res;
+  };
   const op = (method: string, path: string, body?: unknown) =>
     call({ method: method as never, url: `/api/platform/v1${path}`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }, ...(body !== undefined ? { payload: body as never } : {}) });
   const api = (key: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
@@ -118,6 +137,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
     async close() {
       await app.close();
       await db.close();
+      assertKeptContract(); // answers given to direct app.inject calls and to browsers
     },
     async merchant(options = {}) {
       const m = json(await op('POST', '/merchants', { name: options.name ?? 'Test merchant' }), 201).data;

@@ -1,6 +1,10 @@
 // The published OpenAPI document as a product: the names generated clients use.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../scripts/openapi.ts';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { postgresDatabase } from '../src/db/database.ts';
+import { responseViolations, webhookViolations } from './contract.ts';
 
 type Operation = { operationId?: string; summary?: string; responses: Record<string, { description: string }> };
 let operations: [string, Operation][];
@@ -50,5 +54,67 @@ describe('operations', () => {
         if (status.startsWith('2')) expect(response.description, `${route} ${status}`).not.toBe('Default Response');
       }
     }
+  });
+});
+
+describe('the harness holds every response to the document', () => {
+  const order = {
+    id: '0b0f5f7e-5d43-4a43-9b1e-2f4a3c7d9e10',
+    order_number: 1001,
+    status: 'open',
+    fulfillment_status: 'unfulfilled',
+    fulfillment_location_id: '1b0f5f7e-5d43-4a43-9b1e-2f4a3c7d9e10',
+    currency: 'EUR',
+    total_price: 10,
+    customer: { name: null, email: null, phone: null },
+    shipping_address: { name: null, company: null, address1: null, address2: null, city: null, province: null, postal_code: null, country_code: null, phone: null },
+    line_items: [],
+    fulfillment_summary: { fulfilled_quantity: 0, total_quantity: 0, fulfillment_ids: [] },
+    created_at: '2026-11-22T10:00:00.000Z',
+    updated_at: '2026-11-22T10:00:00.000Z',
+  };
+  const requestId = '2b0f5f7e-5d43-4a43-9b1e-2f4a3c7d9e10';
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    responseViolations({ method: 'GET', route: '/api/integrations/v1/orders/:id', status, headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...headers }, body: JSON.stringify(body) });
+
+  it('accepts an answer that keeps the document', async () => {
+    expect(await answer(200, { data: order, request_id: requestId })).toEqual([]);
+  });
+
+  it('names an undocumented status, a wrong content type, a missing header, an undocumented field and a wrong enum', async () => {
+    expect(await answer(409, {})).toEqual([expect.stringContaining('status 409 is not documented')]);
+    expect(await answer(404, { type: '/errors#not_found', title: 'Not found', status: 404, detail: 'x', code: 'not_found', request_id: requestId })).toEqual([
+      expect.stringContaining('content type application/json is not the documented application/problem+json'),
+    ]);
+    expect(await answer(200, { data: order, request_id: requestId }, { 'x-request-id': undefined as never })).toEqual([expect.stringContaining('required header X-Request-Id is missing')]);
+    expect(await answer(200, { data: { ...order, secret_field: 1 }, request_id: requestId })).toEqual([expect.stringContaining('must NOT have unevaluated properties')]);
+    expect(await answer(200, { data: { ...order, status: 'shipped' }, request_id: requestId })).toEqual([expect.stringContaining('must be equal to one of the allowed values')]);
+    const wrongCode = { type: '/errors#invalid_state', title: 'Invalid state', status: 404, detail: 'x', code: 'invalid_state', request_id: requestId };
+    expect(await answer(404, wrongCode, { 'content-type': 'application/problem+json' })).toEqual([expect.stringContaining('/code must be equal to one of the allowed values')]);
+  });
+
+  it('checks delivered webhooks against their entry in webhooks', async () => {
+    const headers = { 'x-service-webhook-id': 'a', 'x-service-webhook-timestamp': '1', 'x-service-webhook-event': 'order.created', 'x-service-webhook-signature': 'v1=00' };
+    const event = { id: requestId, type: 'order.created', created_at: '2026-11-22T10:00:00.000Z', merchant_id: requestId, location_id: requestId, data: { object: order } };
+    expect(await webhookViolations(headers, JSON.stringify(event))).toEqual([]);
+    expect(await webhookViolations(headers, JSON.stringify({ ...event, data: { object: { ...order, id: 7 } } }))).toEqual([expect.stringContaining('/data/object/id must be string')]);
+    expect(await webhookViolations({}, JSON.stringify({ ...event, type: 'order.shipped' }))).toEqual(['webhook: event type order.shipped is not in the document\'s webhooks']);
+  });
+});
+
+describe('the document builder', () => {
+  it('refuses a documented route without a response schema or an operationId', async () => {
+    const build = async (schema: Record<string, unknown>) => {
+      const app = await buildApp({ db: postgresDatabase('postgres://unused@127.0.0.1:1/unused').db, config: { ...loadConfig({}), logLevel: 'silent' }, secret: 'unused', logger: false });
+      app.get('/api/integrations/v1/widgets', { schema }, async () => ({}));
+      await app.ready();
+      try {
+        return app.openApiDocuments();
+      } finally {
+        await app.close();
+      }
+    };
+    await expect(build({ operationId: 'listWidgets', summary: 'List widgets' })).rejects.toThrow('GET /api/integrations/v1/widgets has no response schema');
+    await expect(build({ summary: 'List widgets', response: { 200: { type: 'object' } } })).rejects.toThrow('GET /api/integrations/v1/widgets has no operationId');
   });
 });

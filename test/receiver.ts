@@ -2,6 +2,7 @@
 // and answers from a script of responses.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { webhookViolations } from './contract.ts';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -18,6 +19,8 @@ export interface Receiver {
   fallback: { status: number; delayMs?: number };
   /** Highest number of requests for one event id in flight at the same time. */
   maxConcurrentPerEvent(): number;
+  /** Throws when a received webhook broke the document's `webhooks` entry (also checked by waitFor and close). */
+  assertKeptContract(): void;
   waitFor(n: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -26,20 +29,29 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
   const received: Received[] = [];
   const inFlight = new Map<string, number>();
   let maxConcurrent = 0;
+  const violations: string[] = [];
   const r: Receiver = {
     url: '',
     received,
     script: [],
     fallback: { status: 200 },
     maxConcurrentPerEvent: () => maxConcurrent,
+    assertKeptContract() {
+      const found = violations.splice(0);
+      if (found.length) throw new Error(`A webhook breaks the OpenAPI document:\n${found.join('\n')}`);
+    },
     async waitFor(n, timeoutMs = 15_000) {
       const start = Date.now();
       while (received.length < n) {
         if (Date.now() - start > timeoutMs) throw new Error(`receiver got ${received.length} of ${n} requests`);
         await new Promise((res) => setTimeout(res, 20));
       }
+      r.assertKeptContract();
     },
-    close: () => new Promise((res) => server.close(() => res())),
+    async close() {
+      await new Promise<void>((res) => server.close(() => res()));
+      r.assertKeptContract();
+    },
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -54,6 +66,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       try {
         body = JSON.parse(raw);
       } catch {}
+      violations.push(...(await webhookViolations(req.headers, raw)));
       received.push({ headers: req.headers, raw, body, at: Date.now() });
       const answer = r.script.shift() ?? r.fallback;
       if (answer.delayMs) await new Promise((res) => setTimeout(res, answer.delayMs));

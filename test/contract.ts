@@ -1,0 +1,127 @@
+// Every response the test harness sees, and every webhook the test receivers get, is checked
+// against the published OpenAPI documents: the status is documented for the operation, the
+// content type is the documented one, the body matches the schema (with no undocumented fields)
+// and the required headers are there. Any drift between the server and its documents fails CI.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { OpenApiDocument } from '../src/openapi/document.ts';
+import { openApiDocuments } from '../scripts/openapi.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+interface Contract {
+  docs: OpenApiDocument[];
+  ajv: Ajv2020;
+  validators: Map<string, ValidateFunction>;
+}
+
+let contract: Promise<Contract> | null = null;
+
+/** The published documents, loaded once per test process. */
+function load(): Promise<Contract> {
+  contract ??= (async () => {
+    const { integration, platform } = await openApiDocuments();
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    addFormats(ajv);
+    const docs = [integration, platform].map((d, i) => closeObjects(structuredClone(d), `doc${i}`));
+    docs.forEach((d, i) => ajv.addSchema({ $id: `doc${i}`, components: d.components }, `doc${i}`));
+    return { docs, ajv, validators: new Map() };
+  })();
+  return contract;
+}
+
+/**
+ * For checking only: an object schema that lists its properties admits no others (responses must
+ * not carry undocumented fields). `unevaluatedProperties` looks through allOf and $ref, so a part
+ * of an allOf is left open and the schema holding the allOf is closed instead.
+ */
+function closeObjects(doc: Json, id: string): Json {
+  const visit = (node: Json, inAllOf: boolean) => {
+    if (Array.isArray(node)) return node.forEach((n) => visit(n, inAllOf));
+    if (!node || typeof node !== 'object') return;
+    if (typeof node.$ref === 'string' && node.$ref.startsWith('#/')) node.$ref = `${id}${node.$ref}`;
+    if (!inAllOf && (node.properties || node.allOf) && node.additionalProperties === undefined) node.unevaluatedProperties = false;
+    for (const [k, v] of Object.entries(node)) visit(v, k === 'allOf');
+  };
+  visit(doc.components, false);
+  for (const item of Object.values<Json>({ ...doc.paths, ...(doc.webhooks ?? {}) })) visit(item, false);
+  return doc;
+}
+
+function validator(c: Contract, key: string, schema: Json): ValidateFunction {
+  let v = c.validators.get(key);
+  if (!v) {
+    v = c.ajv.compile(schema);
+    c.validators.set(key, v);
+  }
+  return v;
+}
+
+const deref = (doc: Json, node: Json) => {
+  const m = typeof node?.$ref === 'string' ? /#\/components\/(\w+)\/(.+)$/.exec(node.$ref) : null;
+  return m ? doc.components[m[1]][m[2]] : node;
+};
+
+export interface ObservedResponse {
+  method: string;
+  /** The route's URL template as Fastify knows it (`/api/integrations/v1/orders/:id`). */
+  route: string;
+  status: number;
+  headers: Record<string, unknown>;
+  body: string;
+}
+
+/** The ways a response breaks its document, or [] when it keeps it (or is not a documented route). */
+export async function responseViolations(r: ObservedResponse): Promise<string[]> {
+  const c = await load();
+  const path = r.route.replace(/:(\w+)/g, '{$1}');
+  const docIndex = c.docs.findIndex((d) => d.paths[path]);
+  if (docIndex < 0) return [];
+  const doc = c.docs[docIndex];
+  const where = `${r.method} ${path} → ${r.status}`;
+  const op = doc.paths[path][r.method.toLowerCase()];
+  if (!op) return [];
+  const response = deref(doc, op.responses[String(r.status)] ?? op.responses.default);
+  if (!response) return [`${where}: status ${r.status} is not documented (documented: ${Object.keys(op.responses).join(', ')})`];
+  const out: string[] = [];
+  for (const [name, h] of Object.entries<Json>(response.headers ?? {})) {
+    if (deref(doc, h).required && r.headers[name.toLowerCase()] === undefined) out.push(`${where}: required header ${name} is missing`);
+  }
+  const media = Object.keys(response.content ?? {});
+  if (media.length === 0) return out;
+  const type = String(r.headers['content-type'] ?? '').split(';')[0].trim();
+  if (!media.includes(type)) return [...out, `${where}: content type ${type || '(none)'} is not the documented ${media.join(' or ')}`];
+  let body: unknown;
+  try {
+    body = JSON.parse(r.body);
+  } catch {
+    return [...out, `${where}: the body is not JSON`];
+  }
+  const validate = validator(c, `${docIndex} ${where} ${type}`, { ...response.content[type].schema, $schema: undefined });
+  if (!validate(body)) out.push(`${where}: the body does not match the document: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`);
+  return out;
+}
+
+/** The ways a delivered webhook breaks the document's `webhooks` entry for its event type. */
+export async function webhookViolations(headers: Record<string, unknown>, raw: string): Promise<string[]> {
+  const c = await load();
+  const doc = c.docs[0];
+  let body: Json;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return ['webhook: the body is not JSON'];
+  }
+  const op = doc.webhooks?.[body?.type]?.post;
+  if (!op) return [`webhook: event type ${String(body?.type)} is not in the document's webhooks`];
+  const out: string[] = [];
+  for (const p of op.parameters ?? []) {
+    const param = deref(doc, p);
+    if (param.in === 'header' && param.required && headers[param.name.toLowerCase()] === undefined) out.push(`webhook ${body.type}: header ${param.name} is missing`);
+  }
+  const validate = validator(c, `webhook ${body.type}`, op.requestBody.content['application/json'].schema);
+  if (!validate(body)) out.push(`webhook ${body.type}: the body does not match the document: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`);
+  return out;
+}
