@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { pgliteDatabase, postgresDatabase, PGLITE_PARSERS, type DatabaseHandle } from '../src/db/database.ts';
 import { serverSecret } from '../src/db/migrate.ts';
 import fs from 'node:fs';
-import { responseViolations } from './contract.ts';
+import { preloadContract, responseViolations } from './contract.ts';
 
 export const OPERATOR_TOKEN = 'test-operator-token';
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -98,6 +98,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
   const config = testConfig(overrides);
   const app = await buildApp({ db: db.db, config, secret: await serverSecret(db.db, null), logger: false });
   // Every answer of a documented route is checked against the published document (test/contract.ts).
+  await preloadContract();
   const violations: string[] = [];
   app.addHook('onSend', async (req, reply, payload) => {
     const route = req.routeOptions.url;
