@@ -33,13 +33,16 @@ async function endpointFor(receiver: Receiver) {
   return json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['inventory.updated'] }), 201).data;
 }
 
-/** n events fanned out to the merchant's endpoints, written in bulk. */
+/** n events fanned out to the merchant's endpoints, written in bulk; each carries an inventory row as the API answers it. */
 async function emitMany(n: number) {
   const db = t.database.db;
   await sql`
     with ev as (
       insert into events (merchant_id, type, location_id, payload)
-      select ${m.id}::uuid, 'inventory.updated', ${m.locations[0]}::uuid, jsonb_build_object('object', jsonb_build_object('n', g))
+      select ${m.id}::uuid, 'inventory.updated', ${m.locations[0]}::uuid, jsonb_build_object('object', jsonb_build_object(
+               'id', gen_random_uuid(), 'variant_id', gen_random_uuid(), 'product_id', gen_random_uuid(), 'sku', 'SKU-' || g,
+               'fulfillment_location_id', ${m.locations[0]}::uuid, 'on_hand', g, 'committed', 0, 'available', g,
+               'updated_at', to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
         from generate_series(1, ${n}) g
       returning id)
     insert into webhook_deliveries (merchant_id, endpoint_id, event_id)
