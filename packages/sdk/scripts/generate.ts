@@ -71,7 +71,7 @@ interface OperationRow {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 // Names the SDK exports itself (src/index.ts); a schema with one of them is reached through it.
-const RESERVED = new Set(['Order', 'Fulfillment', 'InventoryRow', 'Product', 'Collection', 'SocialVideo', 'Location', 'PingObject', 'Problem', 'AnyErrorCode', 'Named', 'HeaderBag', 'VerifyOptions', 'WebhookEventType', 'VerificationFailure', 'CallOptions', 'ClientOptions', 'ResponseInfo', 'RetryOptions', 'ListOperationId', 'Operations', 'Pagination', 'FieldError', 'ApiError', 'NetworkError', 'Client', 'WebhookEvent', 'EventEnvelope', 'Input', 'Response', 'Data', 'ListItem', 'OperationId', 'ErrorCode', 'PathParams', 'QueryParams', 'RequestBody']);
+const RESERVED = new Set(['Order', 'Fulfillment', 'InventoryRow', 'Product', 'Collection', 'SocialVideo', 'Location', 'PingObject', 'Problem', 'AnyErrorCode', 'Named', 'HeaderBag', 'VerifyOptions', 'WebhookEventType', 'VerificationFailure', 'CallOptions', 'ClientOptions', 'ResponseInfo', 'RetryOptions', 'ListOperationId', 'Operations', 'Pagination', 'FeedEvent', 'FeedOptions', 'EventFeed', 'FieldError', 'ApiError', 'NetworkError', 'Client', 'WebhookEvent', 'EventEnvelope', 'Input', 'Response', 'Data', 'ListItem', 'OperationId', 'ErrorCode', 'PathParams', 'QueryParams', 'RequestBody']);
 const identifier = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, '_').replace(/^(\d)/, '_$1');
 
 function build(doc: Obj) {

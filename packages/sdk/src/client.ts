@@ -5,6 +5,7 @@
 import { ApiError, NetworkError } from './errors.js';
 import { OPERATIONS, type OperationId } from './generated/operations.js';
 import type { HasRequired, Input, ListItem, ListOperationId, Response } from './types.js';
+import type { WebhookEvent } from './webhooks.js';
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 5). */
@@ -67,7 +68,32 @@ export interface Pagination {
   pages<K extends ListOperationId>(operationId: K, input?: PageInput<K>, options?: CallOptions): AsyncIterableIterator<Response<K>>;
 }
 
-export type Client = Operations & Pagination;
+/** An event of the feed (GET /events): the webhook body with its `position`. */
+export type FeedEvent = 'listEvents' extends OperationId ? ListItem<Extract<OperationId, 'listEvents'>> : WebhookEvent & { position: string };
+
+export interface FeedOptions {
+  /** The last position you processed (null or absent: from the oldest event kept). */
+  after?: string | null;
+  /** Only these event types. */
+  types?: readonly string[];
+  /** Events per request (1..250, default 250). */
+  limit?: number;
+  /** Keep waiting for new events once caught up (default false: end when caught up). */
+  follow?: boolean;
+  /** Pause between polls when following (default 2 s). */
+  pollIntervalMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface EventFeed {
+  /**
+   * Every event after `options.after`, in feed (commit) order, each exactly once. Store each
+   * event's `position` once you have processed it and pass it as `after` to resume.
+   */
+  feed(options?: FeedOptions): AsyncIterableIterator<FeedEvent>;
+}
+
+export type Client = Operations & Pagination & EventFeed;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -171,7 +197,29 @@ export function createClient(options: ClientOptions): Client {
     }
   }
 
-  const client: Record<string, unknown> = { pages, paginate };
+  async function* feed(feedOptions: FeedOptions = {}): AsyncIterableIterator<unknown> {
+    const operationId = 'listEvents';
+    if (!isOperationId(operationId)) throw new TypeError('this API document has no listEvents operation (GET /events)');
+    let after = feedOptions.after ?? null;
+    const filters: Record<string, unknown> = { limit: feedOptions.limit ?? 250 };
+    if (feedOptions.types?.length) filters.types = feedOptions.types.join(',');
+    for (;;) {
+      // Each page asks for what comes after the last position seen: the feed's own resume rule.
+      const page = await call(operationId, after === null ? filters : { ...filters, after }, { signal: feedOptions.signal });
+      const items = isRecord(page) && Array.isArray(page.data) ? page.data : [];
+      for (const item of items) {
+        yield item;
+        if (isRecord(item) && typeof item.position === 'string') after = item.position;
+      }
+      const more = isRecord(page) && isRecord(page.meta) && typeof page.meta.next_cursor === 'string';
+      if (more) continue;
+      if (!feedOptions.follow || feedOptions.signal?.aborted) return;
+      await sleep(feedOptions.pollIntervalMs ?? 2_000);
+      if (feedOptions.signal?.aborted) return;
+    }
+  }
+
+  const client: Record<string, unknown> = { pages, paginate, feed };
   for (const operationId of Object.keys(OPERATIONS)) {
     if (isOperationId(operationId)) client[operationId] = (input?: Record<string, unknown>, callOptions?: CallOptions) => call(operationId, input, callOptions);
   }

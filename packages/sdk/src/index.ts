@@ -1,4 +1,4 @@
-export { createClient, type CallOptions, type Client, type ClientOptions, type ResponseInfo, type RetryOptions } from './client.js';
+export { createClient, type CallOptions, type Client, type ClientOptions, type EventFeed, type FeedEvent, type FeedOptions, type ResponseInfo, type RetryOptions } from './client.js';
 export { ApiError, NetworkError, isApiError, type AnyErrorCode, type FieldError, type Problem } from './errors.js';
 export { verifyWebhook, WebhookVerificationError, type EventEnvelope, type HeaderBag, type PingObject, type VerificationFailure, type VerifyOptions, type WebhookEvent, type WebhookEventType } from './webhooks.js';
 export { OPERATIONS, DOCUMENT_VERSION, type OperationId, type ErrorCode } from './generated/operations.js';
