@@ -10,7 +10,7 @@
 //   persisted before the call, so a retry, in this process or after a restart, is a replay.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient, isApiError, verifyWebhook, WebhookVerificationError, type Client, type ClientOptions, type Order, type WebhookEvent } from 'merchant-integration-sdk';
+import { OPERATIONS, createClient, isApiError, verifyWebhook, WebhookVerificationError, type Client, type ClientOptions, type Order, type WebhookEvent } from 'merchant-integration-sdk';
 import { StateStore, type MovementWork, type OrderWork } from './store.ts';
 import { acquireLock, type Lock } from './lock.ts';
 import type { StockMovement, Warehouse } from './warehouse.ts';
@@ -44,6 +44,8 @@ export interface ConnectorStats {
   fulfillments_created: number;
   tracking_attached: number;
   adjustments_pushed: number;
+  /** Order events applied from the event feed (catch-up after a restart, and on the reconcile timer). */
+  feed_events: number;
   /** Calls the API answered from its idempotency store (work done before a crash or a lost answer). */
   replays: number;
   errors: number;
@@ -55,8 +57,10 @@ export interface Connector {
   port: number;
   locationIds: string[];
   stats: ConnectorStats;
-  /** Reads every open order through the list and queues what is new. */
+  /** Catches up through the event feed (when the API has it), then reads every open order through the list and queues what is new. */
   reconcile(): Promise<void>;
+  /** Whether the API offers the event feed (GET /events) that catch-up uses. */
+  usesFeed: boolean;
   /** Resolves when no work is running or queued. */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -68,7 +72,7 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
   const log = options.log ?? ((message: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ at: new Date().toISOString(), message, ...fields })));
   const lock: Lock = acquireLock(options.dataDir);
   const store = StateStore.open(options.dataDir);
-  const stats: ConnectorStats = { events_accepted: 0, events_duplicate: 0, events_rejected: 0, fulfillments_created: 0, tracking_attached: 0, adjustments_pushed: 0, replays: 0, errors: 0 };
+  const stats: ConnectorStats = { events_accepted: 0, events_duplicate: 0, events_rejected: 0, fulfillments_created: 0, tracking_attached: 0, adjustments_pushed: 0, feed_events: 0, replays: 0, errors: 0 };
   const userOnResponse = options.client?.onResponse;
   const client: Client = createClient({
     ...options.client,
@@ -254,28 +258,58 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
     }
   }
 
+  /** Applies an event (webhook or feed) to the in-memory state, once per event id. Mutates state only. */
+  function applyEvent(event: WebhookEvent): boolean {
+    if (store.state.events[event.id]) return false;
+    switch (event.type) {
+      case 'order.created':
+      case 'order.updated':
+        noteOrder(event.data.object);
+        break;
+      case 'order.cancelled':
+        noteCancelled(event.data.object);
+        break;
+      default:
+        break;
+    }
+    store.state.events[event.id] = new Date().toISOString();
+    return true;
+  }
+
   async function handleEvent(event: WebhookEvent): Promise<'accepted' | 'duplicate'> {
     if (store.state.events[event.id]) return 'duplicate';
     // The event id and the work it causes are written together, before the 2xx.
-    await store.update((s) => {
-      switch (event.type) {
-        case 'order.created':
-        case 'order.updated':
-          noteOrder(event.data.object);
-          break;
-        case 'order.cancelled':
-          noteCancelled(event.data.object);
-          break;
-        default:
-          break;
-      }
-      s.events[event.id] = new Date().toISOString();
-    });
+    await store.update(() => void applyEvent(event));
     kick();
     return 'accepted';
   }
 
+  const usesFeed = Object.hasOwn(OPERATIONS, 'listEvents');
+  const ORDER_EVENTS = ['order.created', 'order.updated', 'order.cancelled'];
+
+  /**
+   * Applies the order events after the stored feed position, in commit order, and stores the new
+   * position. A first run only finds the feed's end: the open-orders list is its backfill, and old
+   * events would describe orders as they were, not as they are.
+   */
+  async function catchUp(): Promise<void> {
+    if (!usesFeed) return;
+    const firstRun = store.state.feed_position === null;
+    let applied = 0;
+    let read = 0;
+    for await (const event of client.feed({ after: store.state.feed_position, types: ORDER_EVENTS })) {
+      if (!firstRun && applyEvent(event)) applied++;
+      store.state.feed_position = event.position;
+      // Position and applied work are saved together every page's worth; re-applying is harmless (ids are kept).
+      if (++read % 250 === 0) await store.update(() => {});
+    }
+    await store.update(() => {});
+    stats.feed_events += applied;
+    if (applied) log('feed catch-up applied events', { applied, position: store.state.feed_position });
+  }
+
   async function reconcile(): Promise<void> {
+    await catchUp();
     let queued = 0;
     for await (const order of client.paginate('listOrders', { status: 'open', limit: 250 })) if (noteOrder(order)) queued++;
     await store.update(() => {});
@@ -350,6 +384,7 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
     locationIds,
     stats,
     reconcile,
+    usesFeed,
     async idle() {
       while (running) await running;
     },

@@ -40,11 +40,13 @@ export interface ConnectorState {
   events: Record<string, string>;
   orders: Record<string, OrderWork>;
   movements: Record<string, MovementWork>;
+  /** The last event-feed position applied (GET /events), when the API has the feed. */
+  feed_position: string | null;
 }
 
 export const EVENT_MEMORY_DAYS = 7;
 
-const empty = (): ConnectorState => ({ version: 1, events: {}, orders: {}, movements: {} });
+const empty = (): ConnectorState => ({ version: 1, events: {}, orders: {}, movements: {}, feed_position: null });
 
 export class StateStore {
   readonly file: string;
@@ -62,7 +64,7 @@ export class StateStore {
     if (!fs.existsSync(file)) return new StateStore(file, empty());
     const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
     if (!isState(parsed)) throw new Error(`${file} is not a connector state file (version 1)`);
-    return new StateStore(file, parsed);
+    return new StateStore(file, { ...parsed, feed_position: parsed.feed_position ?? null });
   }
 
   /** Applies `change` to the state and resolves once the new state is on disk. Changes are written in order. */
