@@ -71,7 +71,7 @@ interface OperationRow {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 // Names the SDK exports itself (src/index.ts); a schema with one of them is reached through it.
-const RESERVED = new Set(['Order', 'Fulfillment', 'InventoryRow', 'Product', 'Collection', 'SocialVideo', 'Location', 'PingObject', 'Problem', 'AnyErrorCode', 'Named', 'HeaderBag', 'VerifyOptions', 'WebhookEventType', 'VerificationFailure', 'CallOptions', 'ClientOptions', 'ResponseInfo', 'RetryOptions', 'ListOperationId', 'Operations', 'Pagination', 'FeedEvent', 'FeedOptions', 'EventFeed', 'FieldError', 'ApiError', 'NetworkError', 'Client', 'WebhookEvent', 'EventEnvelope', 'Input', 'Response', 'Data', 'ListItem', 'OperationId', 'ErrorCode', 'PathParams', 'QueryParams', 'RequestBody']);
+const RESERVED = new Set(['Order', 'Fulfillment', 'InventoryRow', 'Product', 'Collection', 'SocialVideo', 'Location', 'PingObject', 'Problem', 'AnyErrorCode', 'Named', 'HeaderBag', 'VerifyOptions', 'WebhookEventType', 'VerificationFailure', 'CallOptions', 'ClientOptions', 'ResponseInfo', 'RetryOptions', 'ListOperationId', 'Operations', 'Pagination', 'FeedEvent', 'FeedOptions', 'EventFeed', 'FeedItem', 'FieldError', 'ApiError', 'NetworkError', 'Client', 'WebhookEvent', 'EventEnvelope', 'Input', 'Response', 'Data', 'ListItem', 'OperationId', 'ErrorCode', 'PathParams', 'QueryParams', 'RequestBody']);
 const identifier = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, '_').replace(/^(\d)/, '_$1');
 
 function build(doc: Obj) {
@@ -141,6 +141,13 @@ function build(doc: Obj) {
   lines.push(`export const WEBHOOK_EVENT_TYPES = ${JSON.stringify(webhooks.map(([name]) => name))} as const;`);
   lines.push(`export const HAS_WEBHOOKS_SECTION = ${webhooks.length > 0};`);
   lines.push('export type _Operations = operations;');
+  lines.push('');
+  lines.push('/** An item of the event feed (GET /events, operation listEvents); never when the document has no feed. */');
+  lines.push(
+    operations.listEvents
+      ? "export type FeedItem = operations['listEvents']['responses'][200]['content']['application/json'] extends { data: (infer I)[] } ? I : never;"
+      : 'export type FeedItem = never;',
+  );
 
   // Friendly names for the document's named schemas, except those src/types.ts already exports
   // (they resolve to the same named schema there, with a fallback while the document has none).

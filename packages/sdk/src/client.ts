@@ -3,9 +3,8 @@
 // idempotency_in_progress, 429, 5xx) honouring Retry-After, with the same key on every attempt;
 // other writes are retried only on 429 and 503, which the API answers without applying anything.
 import { ApiError, NetworkError } from './errors.js';
-import { OPERATIONS, type OperationId } from './generated/operations.js';
+import { OPERATIONS, type FeedItem, type OperationId } from './generated/operations.js';
 import type { HasRequired, Input, ListItem, ListOperationId, Response } from './types.js';
-import type { WebhookEvent } from './webhooks.js';
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 5). */
@@ -69,7 +68,7 @@ export interface Pagination {
 }
 
 /** An event of the feed (GET /events): the webhook body with its `position`. */
-export type FeedEvent = 'listEvents' extends OperationId ? ListItem<Extract<OperationId, 'listEvents'>> : WebhookEvent & { position: string };
+export type FeedEvent = FeedItem;
 
 export interface FeedOptions {
   /** The last position you processed (null or absent: from the oldest event kept). */
