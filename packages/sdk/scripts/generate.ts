@@ -142,11 +142,11 @@ function build(doc: Obj) {
   lines.push(`export const HAS_WEBHOOKS_SECTION = ${webhooks.length > 0};`);
   lines.push('export type _Operations = operations;');
   lines.push('');
-  lines.push('/** An item of the event feed (GET /events, operation listEvents); never when the document has no feed. */');
+  lines.push('/** An item of the event feed (GET /events, operation listEvents); without a feed, the webhook event with a position. */');
   lines.push(
     operations.listEvents
       ? "export type FeedItem = operations['listEvents']['responses'][200]['content']['application/json'] extends { data: (infer I)[] } ? I : never;"
-      : 'export type FeedItem = never;',
+      : "export type FeedItem = import('../webhooks.js').WebhookEvent & { position: string };",
   );
 
   // Friendly names for the document's named schemas, except those src/types.ts already exports
