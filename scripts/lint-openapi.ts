@@ -1,16 +1,28 @@
-// Lints the OpenAPI document with Spectral's OAS ruleset; any error fails.
+// Lints both published documents (integration and operator API) with Spectral's OAS ruleset and
+// with Redocly CLI (redocly.yaml: recommended + problem details + required headers); any error fails.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApiDocument } from './openapi.ts';
+import { openApiDocuments } from './openapi.ts';
 
 const dir = path.resolve('.tmp');
 fs.mkdirSync(dir, { recursive: true });
-const file = path.join(dir, 'openapi.json');
-fs.writeFileSync(file, JSON.stringify(await openApiDocument(), null, 2));
+const docs = await openApiDocuments();
+const files = Object.entries(docs).map(([name, doc]) => {
+  const file = path.join(dir, `openapi-${name}.json`);
+  fs.writeFileSync(file, JSON.stringify(doc, null, 2));
+  return file;
+});
 fs.writeFileSync(path.join(dir, '.spectral.yaml'), 'extends: ["spectral:oas"]\n');
-execFileSync(
-  process.execPath,
-  [path.resolve('node_modules/@stoplight/spectral-cli/dist/index.js'), 'lint', file, '--ruleset', path.join(dir, '.spectral.yaml'), '--fail-severity', 'error'],
-  { stdio: 'inherit' },
-);
+for (const file of files) {
+  console.log(`Spectral: ${path.basename(file)}`);
+  execFileSync(
+    process.execPath,
+    [path.resolve('node_modules/@stoplight/spectral-cli/dist/index.js'), 'lint', file, '--ruleset', path.join(dir, '.spectral.yaml'), '--fail-severity', 'error'],
+    { stdio: 'inherit' },
+  );
+}
+execFileSync(process.execPath, [path.resolve('node_modules/@redocly/cli/bin/cli.js'), 'lint', ...files, '--config', path.resolve('redocly.yaml'), '--format', 'summary'], {
+  stdio: 'inherit',
+  env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+});

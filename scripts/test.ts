@@ -28,7 +28,7 @@ try {
   step('SDK compile to dist/', process.execPath, ['packages/sdk/scripts/build.ts']);
   step('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']);
   step('warehouse connector: tsc --strict, no any, no casts', process.execPath, ['scripts/check-connector.ts']);
-  step('OpenAPI lint (Spectral, oas ruleset)', process.execPath, ['scripts/lint-openapi.ts']);
+  step('OpenAPI lint (Spectral oas + Redocly recommended, both documents)', process.execPath, ['scripts/lint-openapi.ts']);
   if (fs.existsSync('web/package.json') || fs.existsSync('web/vite.config.ts')) step('portal build', process.execPath, ['scripts/build-web.ts']);
   step(`tests on ${process.env.TEST_DB === 'postgres' ? 'PostgreSQL' : 'PGlite'}`, bin('vitest'), ['run', ...process.argv.slice(2)]);
 } catch {

@@ -73,6 +73,8 @@ export async function registerOpenApi(app: FastifyInstance, prefixes: Prefixes) 
         title: 'Merchant Integration API: operator API',
         version: '1.0.0',
         description: 'Onboarding and storefront intake for operators, guarded by `Authorization: Bearer $PLATFORM_ADMIN_TOKEN`. Same envelopes and errors as the integration API.',
+        contact: { name: 'Platform operations', email: 'integrations@example.com' },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       platformTags: [{ name: 'Operator', description: 'Merchants, users, locations, keys, webhook endpoints, orders and catalog sync.' }],
     });

@@ -76,10 +76,13 @@ export function webhooksSection() {
           security: [],
           parameters: SIGNATURE_HEADERS,
           requestBody: { required: true, content: { 'application/json': { schema: eventEnvelope(type) } } },
+          // Your endpoint's answer. One `default` entry: the API's own response rules (problem
+          // details, X-Request-Id) are not asked of a receiver.
           responses: {
-            '2XX': { description: 'Received: any 2xx within 10 s counts as delivered. Answer fast and process later.' },
-            '410': { description: 'Gone: the endpoint is disabled and this delivery fails.' },
-            default: { description: 'Anything else (or no answer within 10 s) is retried with exponential back-off over about three days.' },
+            default: {
+              description:
+                'Any 2xx within 10 s means delivered: answer fast and process later. `410 Gone` disables the endpoint (this delivery fails). Anything else, a redirect or no answer within 10 s is retried with exponential back-off over about three days.',
+            },
           },
         },
       },
