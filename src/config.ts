@@ -84,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
     workerPollMs: integer('WORKER_POLL_MS', env.WORKER_POLL_MS, 500),
-    webhookConcurrency: atLeast('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 50, 1),
+    webhookConcurrency: atLeast('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 100, 1),
     webhookEndpointConcurrency: atLeast('WEBHOOK_ENDPOINT_CONCURRENCY', env.WEBHOOK_ENDPOINT_CONCURRENCY, 10, 1),
     eventRetentionDays: atLeast('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30, 1),
     deliveryRetentionDays: atLeast('DELIVERY_RETENTION_DAYS', env.DELIVERY_RETENTION_DAYS, 30, 1),
