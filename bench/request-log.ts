@@ -3,6 +3,7 @@
 // work on the machine hits both alike; prints each round and the mean latency ratio.
 //   node bench/request-log.ts                      embedded PGlite (one data directory per server)
 //   BENCH_DB=postgres node bench/request-log.ts    both servers on one fresh PostgreSQL database
+// BENCH_AA=1 (PGlite) runs both servers with the log off: the difference between two identical servers.
 // Settings: BENCH_ROUNDS (default 8), BENCH_DURATION (default 5s), BENCH_PORT (default 4350).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -81,7 +82,9 @@ try {
     const key = await loadData(servers[0].base);
     for (const s of servers) s.key = key;
   } else {
-    for (const [label, enabled, port] of [['log on', 'true', PORT], ['log off', 'false', PORT + 1]] as const) {
+    // BENCH_AA=1: both servers with the log off, to see how much two identical servers differ.
+    const first = process.env.BENCH_AA ? 'false' : 'true';
+    for (const [label, enabled, port] of [['log on', first, PORT], ['log off', 'false', PORT + 1]] as const) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'h15-bench-'));
       const s = await startServer(label, port, { DATA_DIR: dir, REQUEST_LOG_ENABLED: enabled });
       s.key = await loadData(s.base);
