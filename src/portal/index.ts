@@ -15,8 +15,9 @@ import { EVENT_TYPES, WAREHOUSE_EVENTS } from '../events/outbox.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../modules/api-keys/service.ts';
 import { listNamed } from '../modules/reference/service.ts';
 import { deliveryDetail, deliveryLog, emptyHealth, endpointHealth } from '../modules/webhook-endpoints/insight.ts';
+import { Attempt } from '../modules/webhook-endpoints/schemas.ts';
 import {
-  createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, resendDelivery, revealSigningSecret, rotateSigningSecret, sendTestEvent, updateEndpoint,
+  createEndpoint, deleteEndpoint, getEndpoint, listAttempts, listEndpoints, resendDelivery, revealSigningSecret, rotateSigningSecret, sendTestEvent, updateEndpoint,
 } from '../modules/webhook-endpoints/service.ts';
 import { ApiKeyBody, EndpointBody } from '../platform/merchants.ts';
 import { signInThrottle } from './throttle.ts';
@@ -125,6 +126,12 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/webhook-endpoints/:id/rotate-secret', { schema: { ...hidden, params: Id, response: ok(NewEndpoint) } }, async (req) => ({ data: await rotateSigningSecret(ctx(req), req.params.id), request_id: req.id }));
   app.get('/webhook-endpoints/:id/deliveries', { schema: { ...hidden, params: Id, response: ok(Type.Array(PortalDelivery)) } }, async (req) => ({ data: await deliveryLog(ctx(req), req.params.id), request_id: req.id }));
   app.get('/webhook-endpoints/:id/deliveries/:d', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => ({ data: await deliveryDetail(ctx(req), req.params.id, req.params.d), request_id: req.id }));
+  // The attempts alone, as the operator API lists them (the detail above has them with the request sent).
+  app.get(
+    '/webhook-endpoints/:id/deliveries/:d/attempts',
+    { schema: { ...hidden, params: IdD, response: ok(Type.Array(Type.Pick(Attempt, ['id', 'attempt', 'status_code', 'duration_ms', 'response_excerpt', 'error', 'created_at']))) } },
+    async (req) => ({ data: await listAttempts(ctx(req), req.params.id, req.params.d), request_id: req.id }),
+  );
   app.post('/webhook-endpoints/:id/deliveries/:d/resend', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => {
     const copy = await resendDelivery(ctx(req), req.params.id, req.params.d);
     return { data: await deliveryDetail(ctx(req), req.params.id, copy.id), request_id: req.id };
