@@ -60,7 +60,7 @@ function problemSchema(codes: ErrorCode[]): Json {
 }
 
 /** The error responses: problem+json, `code` narrowed to what the operation can answer. */
-function shapeResponses(op: Json, idempotent: boolean, rateLimited: boolean) {
+function shapeResponses(op: Json, idempotent: boolean, integration: boolean) {
   for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
     const code = Number(status);
     const media = response.content?.['application/json'];
@@ -70,8 +70,9 @@ function shapeResponses(op: Json, idempotent: boolean, rateLimited: boolean) {
       response.description = codes.map((c) => `\`${c}\`: ${ERROR_DESCRIPTIONS[c]}`).join(' ');
     }
     const headers: Json = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
-    if (rateLimited) Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') });
-    if (code === 201) headers.Location = ref('headers', 'Location');
+    if (integration) Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') });
+    // Integration creates point at the new record's GET; most operator records have none.
+    if (code === 201 && integration) headers.Location = ref('headers', 'Location');
     if (idempotent && code < 500 && ![401, 403, 429].includes(code)) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
     if (code === 429 || code === 503) headers['Retry-After'] = ref('headers', 'Retry-After');
     if (codes?.includes('idempotency_in_progress')) headers['Retry-After'] = ref('headers', 'Retry-After-Optional');
@@ -80,7 +81,7 @@ function shapeResponses(op: Json, idempotent: boolean, rateLimited: boolean) {
   }
 }
 
-function shapeOperation(op: Json, options: { rateLimited: boolean }) {
+function shapeOperation(op: Json, options: { integration: boolean }) {
   let idempotent = false;
   op.parameters = (op.parameters ?? []).map((p: Json) => {
     if (p.in === 'header' && p.name.toLowerCase() === 'idempotency-key') {
@@ -90,7 +91,7 @@ function shapeOperation(op: Json, options: { rateLimited: boolean }) {
     return p;
   });
   if (op.parameters.length === 0) delete op.parameters;
-  shapeResponses(op, idempotent, options.rateLimited);
+  shapeResponses(op, idempotent, options.integration);
 }
 
 /** Every `$ref` target reachable from `root`, so a view keeps only the components it uses. */
@@ -145,7 +146,7 @@ export function publishedDocuments(generated: Json, prefixes: { integration: str
   const paths: Json = {};
   for (const [path, item] of Object.entries<Json>(generated.paths ?? {})) {
     const integration = path.startsWith(prefixes.integration);
-    for (const op of Object.values<Json>(item)) shapeOperation(op, { rateLimited: integration });
+    for (const op of Object.values<Json>(item)) shapeOperation(op, { integration });
     paths[path] = hoist(item, schemas);
   }
   const webhooks = hoist(clone(parts.webhooks), schemas);

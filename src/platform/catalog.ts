@@ -2,14 +2,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { operatorCtx } from '../http/context.ts';
-import { Nullable, Uuid } from '../http/schemas.ts';
+import { Nullable, One, Uuid, problems } from '../http/schemas.ts';
+import { Collection, Product } from '../modules/catalog/schemas.ts';
+import { OP_WRITE, SyncResultSchema, tags } from './schemas.ts';
 import { Description, Title, VariantFields } from '../modules/catalog/schemas.ts';
 import { connectedSync } from '../modules/catalog/connected-sync.ts';
 import { reviewCollection } from '../modules/collections/service.ts';
 import { reviewProduct } from '../modules/products/service.ts';
 
 const strict = { additionalProperties: false } as const;
-const hidden = { hide: true } as const;
 const Decision = Type.Object({ decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]) }, strict);
 const ExternalId = Type.String({ minLength: 1, maxLength: 255 });
 const ExternalIds = Type.Array(ExternalId, { maxItems: 1000 });
@@ -84,15 +85,15 @@ const SyncBody = Type.Object(
 );
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/merchants/:m/products/:p/review', { schema: { ...hidden, params: Type.Object({ m: Uuid(), p: Uuid() }), body: Decision } }, async (req) => ({
+  app.post('/merchants/:m/products/:p/review', { schema: { operationId: 'reviewProduct', summary: 'Approve or reject a product in review', tags, response: { 200: One(Product, 'The product after the decision.'), ...problems(...OP_WRITE, 'invalid_state') }, params: Type.Object({ m: Uuid(), p: Uuid() }), body: Decision } }, async (req) => ({
     data: await reviewProduct(operatorCtx(req, req.params.m), req.params.p, req.body.decision),
     request_id: req.id,
   }));
-  app.post('/merchants/:m/collections/:c/review', { schema: { ...hidden, params: Type.Object({ m: Uuid(), c: Uuid() }), body: Decision } }, async (req) => ({
+  app.post('/merchants/:m/collections/:c/review', { schema: { operationId: 'reviewCollection', summary: 'Approve or reject a collection in review', tags, response: { 200: One(Collection, 'The collection after the decision.'), ...problems(...OP_WRITE, 'invalid_state') }, params: Type.Object({ m: Uuid(), c: Uuid() }), body: Decision } }, async (req) => ({
     data: await reviewCollection(operatorCtx(req, req.params.m), req.params.c, req.body.decision),
     request_id: req.id,
   }));
-  app.post('/merchants/:m/connected-sync', { schema: { ...hidden, params: Type.Object({ m: Uuid() }), body: SyncBody } }, async (req) => ({
+  app.post('/merchants/:m/connected-sync', { schema: { operationId: 'syncConnectedSource', summary: 'Upsert read-only records from a connected source', tags, response: { 200: One(SyncResultSchema, 'What was created and updated, with the ids by external_id.'), ...problems(...OP_WRITE) }, params: Type.Object({ m: Uuid() }), body: SyncBody } }, async (req) => ({
     data: await connectedSync(operatorCtx(req, req.params.m), req.body as never),
     request_id: req.id,
   }));

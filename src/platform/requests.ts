@@ -1,7 +1,8 @@
 // Operator lookup of an integration-API request by the X-Request-Id an integrator reports.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Uuid } from '../http/schemas.ts';
+import { RequestId, Uuid, component, problems } from '../http/schemas.ts';
+import { OP_READ, tags } from './schemas.ts';
 import { LoggedRequest } from '../modules/request-log/schemas.ts';
 import { findRequestForOperator } from '../modules/request-log/service.ts';
 
@@ -10,9 +11,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/requests/:request_id',
     {
       schema: {
-        hide: true,
+        operationId: 'findRequest',
+        summary: 'Find an integration-API request by its X-Request-Id',
+        tags,
         params: Type.Object({ request_id: Uuid() }),
-        response: { 200: Type.Object({ data: Type.Object({ merchant_id: Uuid(), ...LoggedRequest.properties }), request_id: Uuid() }) },
+        response: { 200: Type.Object({ data: component('LoggedRequest', Type.Object({ merchant_id: Uuid(), ...LoggedRequest.properties })), request_id: RequestId }, { description: 'The logged request.' }), ...problems(...OP_READ) },
       },
     },
     async (req) => {

@@ -1,0 +1,48 @@
+// Response schemas and error sets of the operator API (its own OpenAPI document).
+import { Type } from 'typebox';
+import type { ErrorCode } from '../http/errors.ts';
+import { Nullable, RequestId, Timestamp, Uuid, component } from '../http/schemas.ts';
+import { Delivery, Endpoint } from '../modules/webhook-endpoints/schemas.ts';
+import { ApiKey } from '../portal/schemas.ts';
+
+export const tags = ['Operator'];
+
+const ALWAYS: ErrorCode[] = ['unauthorized', 'internal_error', 'service_unavailable'];
+const WITH_BODY: ErrorCode[] = ['malformed_request', 'payload_too_large', 'unsupported_media_type', 'validation_failed'];
+/** A write with a body under /merchants/:m (an unknown merchant is 404). */
+export const OP_WRITE: ErrorCode[] = [...ALWAYS, ...WITH_BODY, 'not_found'];
+/** A write with a body that creates a merchant. */
+export const OP_CREATE_MERCHANT: ErrorCode[] = [...ALWAYS, ...WITH_BODY];
+/** A read or a body-less action under /merchants/:m. */
+export const OP_READ: ErrorCode[] = [...ALWAYS, 'not_found'];
+/** A POST without a body schema (an action): a body, when sent, must still be JSON. */
+export const OP_ACTION: ErrorCode[] = [...ALWAYS, 'not_found', 'malformed_request', 'payload_too_large', 'unsupported_media_type'];
+/** A list with paging. */
+export const OP_LIST: ErrorCode[] = [...ALWAYS, 'not_found', 'malformed_request', 'validation_failed'];
+
+export const MerchantSchema = component('Merchant', Type.Object({ id: Uuid(), name: Type.String(), currency: Type.String({ description: 'ISO 4217 code.' }) }));
+export const PortalUserSchema = component('PortalUser', Type.Object({ id: Uuid(), email: Type.String() }));
+export const ApiKeySchema = component('ApiKey', ApiKey);
+export const NewApiKeySchema = component('NewApiKey', Type.Object({ ...ApiKey.properties, secret: Type.String({ description: 'The key itself: shown once, store it now.' }) }));
+export const EndpointSchema = component('WebhookEndpoint', Endpoint);
+export const NewEndpointSchema = component('NewWebhookEndpoint', Type.Object({ ...Endpoint.properties, signing_secret: Type.String({ description: 'Verifies the signatures.' }) }));
+export const EndpointListSchema = component('WebhookEndpointArray', Type.Object({ data: Type.Array(EndpointSchema), request_id: RequestId }, { description: 'The merchant\'s webhook endpoints, newest first.' }));
+export const DeliverySchema = component('WebhookDelivery', Delivery);
+export const AttemptSchema = component(
+  'WebhookAttempt',
+  Type.Object({
+    id: Uuid(),
+    attempt: Type.Integer(),
+    status_code: Nullable(Type.Integer()),
+    duration_ms: Type.Integer(),
+    response_excerpt: Nullable(Type.String()),
+    error: Nullable(Type.String()),
+    created_at: Timestamp(),
+  }),
+);
+const SyncOutcome = component(
+  'SyncOutcome',
+  Type.Object({ created: Type.Integer(), updated: Type.Integer(), ids: Type.Record(Type.String(), Uuid(), { description: 'external_id → id' }) }),
+);
+export const SyncResultSchema = component('SyncResult', Type.Object({ products: SyncOutcome, collections: SyncOutcome, social_videos: SyncOutcome, media_assets: SyncOutcome }));
+export const AttemptListSchema = (description: string) => Type.Object({ data: Type.Array(AttemptSchema), request_id: RequestId }, { description });
