@@ -1,7 +1,7 @@
 // Builds the Fastify app: shared plugins first, then the integration API, the operator API and
 // the portal. Used by main.ts and by every test (through app.inject).
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifySchema } from 'fastify';
 import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
@@ -11,6 +11,7 @@ import { AppError, databaseUnavailable, problem } from './http/errors.ts';
 import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
+import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
 import { integrationApi } from './modules/index.ts';
 import { registerOpenApi } from './openapi/index.ts';
@@ -25,11 +26,18 @@ declare module 'fastify' {
     secret: string;
     /** Throttle counts: this process's memory, or Redis shared by every process when REDIS_URL is set. */
     counters: CounterStore;
-    /** Every route registered, in order (the isolation matrix test walks them). */
-    routeList: { method: string; url: string; scope?: string }[];
+    /** Every route registered, in order, with its schema (the isolation matrix and fuzz tests walk them). */
+    routeList: RouteEntry[];
     /** Buffered writer of the API request log (src/http/request-log.ts). */
     requestLog: RequestLogWriter;
   }
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  scope?: string;
+  schema?: FastifySchema;
 }
 
 export const INTEGRATION_PREFIX = '/api/integrations/v1';
@@ -51,7 +59,10 @@ export async function buildApp(opts: AppOptions) {
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
     ajv: undefined,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path ids of any length reach their route and fail its UUID rule (404), rather than the router's 414.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('db', opts.db);
@@ -68,10 +79,10 @@ export async function buildApp(opts: AppOptions) {
   app.setValidatorCompiler(validatorCompiler as never);
 
   // Validation errors are turned into problems by us (and, for idempotent writes, stored).
-  app.decorate('routeList', [] as { method: string; url: string; scope?: string }[]);
+  app.decorate('routeList', [] as RouteEntry[]);
   app.addHook('onRoute', (route) => {
     route.attachValidation = true;
-    for (const method of [route.method].flat()) app.routeList.push({ method, url: route.url, scope: route.config?.scope });
+    for (const method of [route.method].flat()) app.routeList.push({ method, url: route.url, scope: route.config?.scope, schema: route.schema });
   });
   app.addHook('preHandler', async (req) => {
     if (req.validationError && !req.routeOptions.config.idempotent) throw validationProblem(req.validationError as never);

@@ -24,6 +24,8 @@ export const FIELD_ERROR_CODES = {
   insufficient_inventory: 'The quantity is more than is available for a deny-policy variant (order intake).',
   location_forbidden: 'The row names a location outside the key\'s locations.',
   forbidden_address: 'The URL points at a private, loopback or link-local address.',
+  invalid_text: 'A string (or a key or string inside a free-form value) holds a NUL (U+0000) or an unpaired UTF-16 surrogate, which cannot be stored as given.',
+  too_deep: 'A free-form value nests deeper than 32 levels.',
   invalid: 'Any other rule.',
 } as const;
 
@@ -53,6 +55,8 @@ export const ERROR_CODES = {
   insufficient_inventory: { status: 422, title: 'Insufficient inventory' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  request_timeout: { status: 408, title: 'Request timeout' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const;
@@ -76,6 +80,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   insufficient_inventory: 'Order intake for a `deny`-policy variant with too little available stock.',
   idempotency_key_reused: 'The Idempotency-Key was used before with a different payload.',
   rate_limited: 'Too many requests for this key; wait `Retry-After` seconds.',
+  request_timeout: 'The request (headers and body) did not arrive in time; the connection is closed.',
+  headers_too_large: 'The request headers are larger than 16 KB; the connection is closed.',
   internal_error: 'Something failed on our side. Retry; idempotent writes are safe to retry with the same key.',
   service_unavailable: 'The database is unreachable or dropped the connection mid-request; nothing was applied. Retry after `Retry-After` seconds (writes with the same Idempotency-Key).',
 };

@@ -1,28 +1,191 @@
-// Strict validation: unknown fields are errors, every error is reported, bodies are never coerced
-// (query strings are: they are text by nature). Ajv errors become 422s with JSON pointers.
+// Strict validation: unknown fields are errors, errors are reported field by field (the first
+// MAX_ERRORS of them), bodies are never coerced (query strings are: they are text by nature).
+// Ajv errors become 422s with JSON pointers.
+//
+// Rules applied to every schema here, once, so no route can forget them:
+// - every string (and every string or key inside a free-form value) must be storable text: no NUL
+//   (PostgreSQL text cannot hold it) and no unpaired UTF-16 surrogate (it would be stored as
+//   U+FFFD, silently changing the data);
+// - free-form values nest at most MAX_DEPTH levels;
+// - `uuid` is the canonical 8-4-4-4-12 hex form only; `date-time` must be a real instant between
+//   0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (no leap second, no month 13);
+// - an array over its maxItems is reported as such without validating its items, so the work per
+//   request stays bounded (every array in every schema has a maxItems: see the schema test), and
+//   items stop being examined in detail once MAX_ERRORS errors are collected.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { AppError, type FieldError, type FieldErrorCode, invalidFields } from './errors.ts';
+import { AppError, type FieldError, type FieldErrorCode } from './errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-function makeAjv(coerceTypes: boolean | 'array'): Ajv {
-  const ajv = new Ajv({
-    removeAdditional: false,
-    useDefaults: true,
-    coerceTypes,
-    allErrors: true,
-    strict: false,
-  });
-  addFormats(ajv);
-  return ajv;
+export const MAX_ERRORS = 100;
+export const MAX_DEPTH = 32;
+export const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+export const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/** RFC 3339 date-time naming a real instant in the accepted range (as JavaScript's Date reads it). */
+export function isInstant(value: string): boolean {
+  const m = DATE_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false;
+  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
+  if (day > daysInMonth) return false;
+  if (m[8] && (Number(m[9]) > 23 || Number(m[10]) > 59)) return false;
+  const instant = Date.parse(value.toUpperCase());
+  return Number.isFinite(instant) && instant >= EARLIEST_INSTANT && instant <= LATEST_INSTANT;
 }
 
-const bodyAjv = makeAjv(false);
-const queryAjv = makeAjv('array');
+const isLeapYear = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
+/** Text PostgreSQL can store as given: no NUL, no unpaired surrogate. */
+export const isStorableText = (s: string) => !s.includes('\u0000') && s.isWellFormed();
+
+const TEXT_MESSAGE = 'must not contain NUL (U+0000) or unpaired UTF-16 surrogates';
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+type KeywordValidate = ((...args: unknown[]) => boolean) & { errors?: Partial<ErrorObject>[] };
+
+const storableText: KeywordValidate = (_schema: unknown, data: unknown) => {
+  if (typeof data !== 'string' || isStorableText(data)) return true;
+  storableText.errors = [{ keyword: 'storableText', message: TEXT_MESSAGE, params: {} }];
+  return false;
+};
+
+/** A free-form value: every string and key storable, at most MAX_DEPTH levels deep. Iterative. */
+const storableValue: KeywordValidate = (_schema: unknown, data: unknown, _parent: unknown, cxt: unknown) => {
+  const base = (cxt as { instancePath?: string } | undefined)?.instancePath ?? '';
+  const errors: Partial<ErrorObject>[] = [];
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: data, path: base, depth: 0 }];
+  while (stack.length && errors.length < MAX_ERRORS) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!isStorableText(value)) errors.push({ keyword: 'storableText', instancePath: path, message: TEXT_MESSAGE, params: {} });
+    } else if (value !== null && typeof value === 'object') {
+      if (depth >= MAX_DEPTH) {
+        errors.push({ keyword: 'maxDepth', instancePath: path, message: `must not nest deeper than ${MAX_DEPTH} levels`, params: {} });
+        continue;
+      }
+      for (const [k, v] of Object.entries(value)) {
+        const child = `${path}/${escapePointer(k)}`;
+        if (!isStorableText(k)) errors.push({ keyword: 'storableText', instancePath: child, message: `has a key that ${TEXT_MESSAGE}`, params: {} });
+        else stack.push({ value: v, path: child, depth: depth + 1 });
+      }
+    }
+  }
+  if (errors.length === 0) return true;
+  storableValue.errors = errors;
+  return false;
+};
+
+// Errors still to collect in the request being validated (validation is synchronous: one at a time).
+let budget = MAX_ERRORS;
+
+/**
+ * `boundedItems` replaces `items`: each item is validated with every error reported while the
+ * request's error budget lasts, then only for validity (stopping at the first invalid item), so
+ * 50,000 wrong items cost about as much as MAX_ERRORS of them.
+ */
+function boundedItems(full: Ajv, fast: Ajv) {
+  return (itemSchema: object) => {
+    const all = full.compile(itemSchema);
+    const first = fast.compile(itemSchema);
+    const validate: KeywordValidate = (data: unknown, cxt: unknown) => {
+      const items = data as unknown[];
+      const base = (cxt as { instancePath?: string } | undefined)?.instancePath ?? '';
+      const errors: Partial<ErrorObject>[] = [];
+      let valid = true;
+      for (let i = 0; i < items.length; i++) {
+        if (budget > 0) {
+          if (all(items[i], { instancePath: `${base}/${i}`, parentData: items, parentDataProperty: i, rootData: items } as never)) continue;
+          valid = false;
+          for (const e of all.errors ?? []) errors.push(e);
+          budget -= all.errors?.length ?? 1;
+          if (budget <= 0) errors.push({ keyword: 'errorLimit', instancePath: '', message: `more than ${MAX_ERRORS} errors`, params: {} });
+        } else if (!first(items[i], { instancePath: `${base}/${i}`, parentData: items, parentDataProperty: i, rootData: items } as never)) {
+          valid = false;
+          break;
+        }
+      }
+      validate.errors = errors;
+      return valid;
+    };
+    return validate;
+  };
+}
+
+function makeAjvPair(coerceTypes: boolean | 'array'): Ajv {
+  const make = (allErrors: boolean) => {
+    const ajv = new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes, allErrors, strict: false });
+    addFormats(ajv);
+    ajv.addFormat('uuid', UUID);
+    ajv.addFormat('date-time', { type: 'string', validate: isInstant });
+    ajv.addKeyword({ keyword: 'storableText', type: 'string', schemaType: 'boolean', errors: true, validate: storableText as never });
+    ajv.addKeyword({ keyword: 'storableValue', schemaType: 'boolean', errors: true, validate: storableValue as never });
+    return ajv;
+  };
+  const full = make(true);
+  const fast = make(false);
+  for (const ajv of [full, fast]) ajv.addKeyword({ keyword: 'boundedItems', type: 'array', schemaType: 'object', errors: true, compile: boundedItems(full, fast) as never });
+  return full;
+}
+
+const bodyAjv = makeAjvPair(false);
+const queryAjv = makeAjvPair('array');
+
+type Schema = Record<string, unknown>;
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+const SUBSCHEMAS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'] as const;
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions'] as const;
+const ITEM_KEYWORDS = ['boundedItems', 'prefixItems', 'uniqueItems', 'contains', 'minContains', 'maxContains'] as const;
+
+const isFreeForm = (s: Schema) =>
+  s.type === undefined && s.anyOf === undefined && s.oneOf === undefined && s.allOf === undefined && s.const === undefined && s.enum === undefined && s.$ref === undefined && s.not === undefined;
+const types = (s: Schema) => [s.type].flat().filter(Boolean) as string[];
+
+/** A copy of the schema with the rules above applied to every subschema. */
+export function hardenSchema(schema: unknown): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const s: Schema = { ...(schema as Schema) };
+  for (const k of SUBSCHEMA_LISTS) if (Array.isArray(s[k])) s[k] = (s[k] as unknown[]).map(hardenSchema);
+  for (const k of SUBSCHEMAS) if (s[k] !== undefined && typeof s[k] === 'object') s[k] = hardenSchema(s[k]);
+  for (const k of SCHEMA_MAPS) {
+    if (s[k] && typeof s[k] === 'object') s[k] = Object.fromEntries(Object.entries(s[k] as Schema).map(([name, sub]) => [name, hardenSchema(sub)]));
+  }
+  const t = types(s);
+  if (t.includes('string')) s.storableText = true;
+  // Values the schema does not describe (free-form, or extra properties of a non-strict object).
+  if (isFreeForm(s) || (t.includes('object') && (s.additionalProperties === undefined || s.additionalProperties === true))) {
+    s.storableValue = true;
+  }
+  if (t.includes('array') && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
+    s.boundedItems = s.items;
+    delete s.items;
+  }
+  // Items are looked at only when the array is within its bound: 100,000 items cost one error.
+  if (t.includes('array') && typeof s.maxItems === 'number' && ITEM_KEYWORDS.some((k) => s[k] !== undefined)) {
+    const then: Schema = {};
+    for (const k of ITEM_KEYWORDS) if (s[k] !== undefined) (then[k] = s[k], delete s[k]);
+    s.allOf = [...((s.allOf as unknown[]) ?? []), { if: { maxItems: s.maxItems }, then }];
+  }
+  return s;
+}
 
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }) {
-  return (httpPart === 'querystring' ? queryAjv : bodyAjv).compile(schema);
+  const compiled = (httpPart === 'querystring' ? queryAjv : bodyAjv).compile(hardenSchema(schema) as object);
+  const validate = Object.assign(
+    (...args: unknown[]) => {
+      budget = MAX_ERRORS;
+      const valid = (compiled as (...a: unknown[]) => boolean)(...args);
+      validate.errors = compiled.errors;
+      return valid;
+    },
+    { errors: null as ErrorObject[] | null | undefined, schemaEnv: compiled.schemaEnv },
+  );
+  return validate;
 }
 
 const KEYWORD_CODES: Record<string, FieldErrorCode> = {
@@ -43,6 +206,8 @@ const KEYWORD_CODES: Record<string, FieldErrorCode> = {
   maxItems: 'too_many',
   uniqueItems: 'duplicate',
   minProperties: 'required',
+  storableText: 'invalid_text',
+  maxDepth: 'too_deep',
 };
 
 function fieldError(e: ErrorObject): FieldError {
@@ -55,6 +220,8 @@ function fieldError(e: ErrorObject): FieldError {
   }
   let message = e.message ?? 'is invalid';
   if (e.keyword === 'enum') message = `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
+  if (e.keyword === 'format' && params.format === 'date-time') message = 'must be an RFC 3339 date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
+  if (e.keyword === 'format' && params.format === 'uuid') message = 'must be a UUID (8-4-4-4-12 hexadecimal digits)';
   return { path: e.instancePath || '', message, code: KEYWORD_CODES[e.keyword] ?? 'invalid' };
 }
 
@@ -62,17 +229,42 @@ function fieldError(e: ErrorObject): FieldError {
 export function validationProblem(err: { validation?: ErrorObject[]; validationContext?: string }): AppError {
   if (err.validationContext === 'params') return new AppError('not_found', 'No such record.');
   const raw = err.validation ?? [];
-  // anyOf/oneOf report their branches separately; keep the specific messages when there are any.
+  // anyOf/oneOf/if report their branches separately; keep the specific messages when there are any.
   const specific = raw.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
-  const list = (specific.length ? specific : raw).map(fieldError);
+  const truncated = raw.some((e) => e.keyword === 'errorLimit');
+  const list = (specific.length ? specific : raw).filter((e) => e.keyword !== 'errorLimit').map(fieldError);
+  // A value of the right type that breaks a rule of that branch (`"a\u0000"` for string | null, a
+  // bad item in an array | null) is reported by the rule alone; a value of no allowed type gets
+  // one message listing the types.
+  const ruleBroken = new Set<string>();
+  for (const e of list) {
+    if (e.code === 'invalid_type') continue;
+    for (let p = e.path; ; p = p.slice(0, p.lastIndexOf('/'))) {
+      if (ruleBroken.has(p)) break;
+      ruleBroken.add(p);
+      if (p === '') break;
+    }
+  }
+  const typesAt = new Map<string, string[]>();
+  for (const e of list) if (e.code === 'invalid_type') typesAt.set(e.path, [...(typesAt.get(e.path) ?? []), e.message.replace(/^must be /, '')]);
   const seen = new Set<string>();
-  const errors = list.filter((e) => {
-    const k = `${e.path}|${e.code}|${e.message}`;
-    if (seen.has(k)) return false;
+  const errors: FieldError[] = [];
+  let total = 0;
+  for (const e of list) {
+    let error = e;
+    if (e.code === 'invalid_type') {
+      if (ruleBroken.has(e.path)) continue;
+      error = { ...e, message: `must be ${[...new Set(typesAt.get(e.path))].join(' or ')}` };
+    }
+    const k = `${error.path}|${error.code}|${error.message}`;
+    if (seen.has(k)) continue;
     seen.add(k);
-    return true;
-  });
+    total++;
+    if (errors.length < MAX_ERRORS) errors.push(error);
+  }
   if (errors.length === 0) errors.push({ path: '', message: 'is invalid', code: 'invalid' });
   for (const e of errors) if (e.path === '' && err.validationContext === 'body') e.message = `body ${e.message}`;
-  return invalidFields(errors);
+  let detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+  if (truncated || total > MAX_ERRORS) detail = `More than ${MAX_ERRORS} fields are invalid; the first ${MAX_ERRORS} are listed. ${detail}`;
+  return new AppError('validation_failed', detail, errors);
 }

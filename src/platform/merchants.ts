@@ -30,7 +30,7 @@ export const ApiKeyBody = Type.Object(
 export const EndpointBody = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: 2048 }),
-    events: Type.Array(Type.Union(EVENT_TYPES.map((s) => Type.Literal(s))), { minItems: 1, uniqueItems: true }),
+    events: Type.Array(Type.Union(EVENT_TYPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true }),
     location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
     description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
   },
@@ -45,7 +45,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/merchants',
-    { schema: { operationId: 'createMerchant', summary: 'Create a merchant', tags, response: { 201: One(MerchantSchema, 'The merchant.'), ...problems(...OP_CREATE_MERCHANT) }, body: Type.Object({ name: Name, currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })) }, strict) } },
+    { schema: { operationId: 'createMerchant', summary: 'Create a merchant', tags, response: { 201: One(MerchantSchema, 'The merchant.'), ...problems(...OP_CREATE_MERCHANT) }, body: Type.Object({ name: Name, currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', maxLength: 3 })) }, strict) } },
     async (req, reply) => created(reply, req.id, await createMerchant(app.db, req.body)),
   );
 

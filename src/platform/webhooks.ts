@@ -17,7 +17,7 @@ const MED = Type.Object({ m: Uuid(), e: Uuid(), d: Uuid() });
 const EndpointPatch = Type.Object(
   {
     url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    events: Type.Optional(Type.Array(Type.Union(EVENT_TYPES.map((s) => Type.Literal(s))), { minItems: 1, uniqueItems: true })),
+    events: Type.Optional(Type.Array(Type.Union(EVENT_TYPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true })),
     location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
     description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
     status: Type.Optional(Type.Union([Type.Literal('enabled'), Type.Literal('disabled')])),

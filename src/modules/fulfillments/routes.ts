@@ -10,7 +10,7 @@ import { attachTracking, createFulfillment, getFulfillment, listFulfillments } f
 const Text = Nullable(Type.String());
 const Label = Type.String({ minLength: 1, maxLength: 255 });
 const IdempotencyHeader = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ description: '1..255 printable ASCII; the same key and payload replays the stored answer.' })),
+  'idempotency-key': Type.Optional(Type.String({ maxLength: 257, description: '1..255 printable ASCII; the same key and payload replays the stored answer.' })),
 });
 
 export const FulfillmentSchema = component('Fulfillment', Type.Object({

@@ -79,7 +79,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Apply inventory adjustments',
         description:
           'Changes on_hand by each row\'s signed `adjustment`, atomically: if any row names an unknown or ambiguous SKU, an unknown variant or location, or would leave on_hand negative, nothing is applied (422 naming the rows). A location outside the key\'s locations refuses the batch (403 `location_forbidden`). Answers the resulting rows in request order. Supports `Idempotency-Key`.',
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'Replays the stored answer for the same key and payload.' })) }),
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 257, description: 'Replays the stored answer for the same key and payload.' })) }),
         body: AdjustmentBody,
         response: {
           200: component('InventoryAdjustmentResult', Type.Object({ data: Type.Array(InventoryRowSchema), request_id: RequestId }, { description: 'The resulting inventory rows, in request order (or, with `Idempotent-Replayed: true`, the stored answer).' })),

@@ -1,0 +1,48 @@
+// Errors raised before a request reaches a route: the router's (a path that is not valid
+// percent-encoding, a path parameter over the router's length) and Node's HTTP parser's (headers
+// over 16 KB, invalid header characters, a malformed request line). They get the same RFC 9457
+// problem and X-Request-Id as every other answer.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, problem } from './errors.ts';
+
+/** Fastify `frameworkErrors`: a request object exists (with its generated id), no route does. */
+export function frameworkErrors(err: Error & { code?: string }, req: FastifyRequest, reply: FastifyReply) {
+  const appError =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError('not_found', 'No such record.') // an id that long is not a UUID (contract: 404)
+      : new AppError('malformed_request', err.code === 'FST_ERR_BAD_URL' ? 'The path is not valid percent-encoded UTF-8.' : 'The request could not be routed.');
+  return reply
+    .code(appError.status)
+    .header('X-Request-Id', req.id)
+    .type('application/problem+json')
+    .send(problem(appError, req.id));
+}
+
+/** Fastify `clientErrorHandler`: Node's parser refused the request; only the raw socket is left. */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const appError =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('headers_too_large', 'The request headers are larger than 16 KB.')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError('request_timeout', 'The request was not received in time.')
+        : new AppError('malformed_request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`);
+  // A response already under way on this connection cannot be followed by another one.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const id = randomUUID();
+    const body = JSON.stringify(problem(appError, id));
+    socket.write(
+      `HTTP/1.1 ${appError.status} ${http.STATUS_CODES[appError.status]}\r\n` +
+        'Content-Type: application/problem+json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${id}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(err);
+}

@@ -1,0 +1,106 @@
+// Errors raised by the router and by Node's HTTP parser, over real sockets: each is an RFC 9457
+// problem whose X-Request-Id equals its request_id, never the framework's or Node's own body.
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startTestApp, type TestApp } from './helpers.ts';
+
+let t: TestApp;
+let port: number;
+let key: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const m = await t.merchant({ locations: 1 });
+  key = await m.key(['orders.read']);
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (t.app.server.address() as AddressInfo).port;
+});
+afterAll(() => t?.close());
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Write bytes to a fresh connection and read one response (the server closes or answers). */
+function exchange(request: string | Buffer, deadlineMs = 10_000): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => (socket.destroy(), reject(new Error('no answer before the deadline'))), deadlineMs);
+    const finish = () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      if (split < 0) return reject(new Error(`no HTTP response: ${JSON.stringify(text)}`));
+      const [statusLine, ...lines] = text.slice(0, split).split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      let body = text.slice(split + 4);
+      if (headers['content-length']) body = Buffer.from(body).subarray(0, Number(headers['content-length'])).toString('utf8');
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    };
+    socket.on('data', (c) => {
+      chunks.push(c);
+      // One response is enough: stop when its body is complete.
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const length = /content-length: *(\d+)/i.exec(text.slice(0, split))?.[1];
+      if (split >= 0 && length !== undefined && Buffer.byteLength(text.slice(split + 4)) >= Number(length)) {
+        socket.destroy();
+        finish();
+      }
+    });
+    socket.on('end', finish);
+    socket.on('error', () => {}); // the server may reset after answering
+    socket.on('close', () => chunks.length && finish());
+    socket.write(request);
+  });
+}
+
+function expectProblem(res: RawResponse, status: number, code: string) {
+  expect(res.status, res.body).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = JSON.parse(res.body);
+  expect(body).toMatchObject({ status, code, type: `/errors#${code}` });
+  expect(body.request_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  expect(res.headers['x-request-id']).toBe(body.request_id);
+  return body;
+}
+
+const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n${extra}\r\n`;
+
+describe('router errors', () => {
+  it('bad percent-encoding in a path is 400 malformed_request', async () => {
+    const body = expectProblem(await exchange(get('/api/integrations/v1/orders/%E0%A4%A')), 400, 'malformed_request');
+    expect(body.detail).toBe('The path is not valid percent-encoded UTF-8.');
+  });
+
+  it('a path id over 100 characters is 404 not_found, like any other non-UUID id', async () => {
+    for (const length of [101, 500, 5000]) {
+      expectProblem(await exchange(get(`/api/integrations/v1/orders/${'a'.repeat(length)}`)), 404, 'not_found');
+    }
+  });
+});
+
+describe('HTTP parser errors', () => {
+  it('headers over 16 KB are 431 headers_too_large', async () => {
+    expectProblem(await exchange(get('/api/integrations/v1/orders', `X-Big: ${'b'.repeat(20_000)}\r\n`)), 431, 'headers_too_large');
+  });
+
+  it('invalid header characters are 400 malformed_request', async () => {
+    expectProblem(await exchange(get('/api/integrations/v1/orders', 'X-Bad\u0001Name: 1\r\n')), 400, 'malformed_request');
+    expectProblem(await exchange(Buffer.concat([Buffer.from(get('/api/integrations/v1/orders', 'X-Bad: a')), Buffer.from([0]), Buffer.from('b\r\n\r\n')])), 400, 'malformed_request');
+  });
+
+  it('a malformed request line is 400 malformed_request', async () => {
+    expectProblem(await exchange('NOT HTTP\r\n\r\n'), 400, 'malformed_request');
+  });
+
+  it('the server keeps answering normal requests after all that', async () => {
+    const res = await exchange(get('/api/integrations/v1/orders'));
+    expect(res.status).toBe(200);
+    expect(json({ statusCode: 200, body: res.body } as never).request_id).toBe(res.headers['x-request-id']);
+  });
+});

@@ -1,0 +1,168 @@
+// Input the database cannot store, or that makes validation unbounded, is refused by the one
+// validator (src/http/validation.ts) with a 422 naming the field, and nothing is written.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES } from '../src/http/scopes.ts';
+import { validatorCompiler } from '../src/http/validation.ts';
+import { fingerprint } from './fingerprint.ts';
+import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+let key: string;
+let variantId: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  m = await t.merchant({ locations: 1 });
+  key = await m.key([...SCOPES]);
+  const product = json(await t.api(key, 'POST', '/products', { title: 'Plain', variants: [{ sku: 'PLAIN-1', price: 1, inventory_policy: 'continue' }] }), 201).data;
+  variantId = product.variants[0].id;
+  json(await m.op('POST', '/users', { email: 'ops@input.test', password: 'correct horse battery' }), 201);
+});
+afterAll(() => t?.close());
+
+/** Send a raw JSON text (so lone surrogates and NULs travel as JSON escapes). */
+const raw = (method: string, url: string, body: string, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: method as never, url, payload: body, headers: { 'content-type': 'application/json', ...headers } });
+const operator = { authorization: 'Bearer test-operator-token' };
+const bearer = () => ({ authorization: `Bearer ${key}` });
+
+/** The answer is a 422 naming exactly these fields with these codes, and no table changed. */
+async function refused(send: () => Promise<{ statusCode: number; body: string; headers: Record<string, unknown> }>, expected: [path: string, code: string][]) {
+  const before = await fingerprint(t.database.db);
+  const res = await send();
+  expect(res.statusCode, res.body).toBe(422);
+  expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+  const body = JSON.parse(res.body);
+  expect(body.code).toBe('validation_failed');
+  expect(body.request_id).toBe(res.headers['x-request-id']);
+  expect(body.errors.map((e: { path: string; code: string }) => [e.path, e.code])).toEqual(expected);
+  expect(await fingerprint(t.database.db)).toEqual(before);
+  return body;
+}
+
+describe('text PostgreSQL cannot store as given', () => {
+  it('a NUL in a product title is 422 /title, nothing written', async () => {
+    await refused(() => raw('POST', '/api/integrations/v1/products', JSON.stringify({ title: 'a\u0000b' }), bearer()), [['/title', 'invalid_text']]);
+  });
+
+  it('a lone surrogate in a variant SKU is 422 naming the row, not a silent U+FFFD', async () => {
+    await refused(() => raw('POST', '/api/integrations/v1/products', '{"title":"ok","variants":[{"sku":"A\\ud800","price":1}]}', bearer()), [['/variants/0/sku', 'invalid_text']]);
+    await refused(() => raw('POST', '/api/integrations/v1/products', '{"title":"ok","variants":[{"sku":"\\udc00B","price":1}]}', bearer()), [['/variants/0/sku', 'invalid_text']]);
+  });
+
+  it('NUL and lone surrogates inside operator order intake customer and shipping_address are 422 naming each', async () => {
+    const body = `{"fulfillment_location_id":"${m.locations[0]}","customer":{"name":"Ann\\u0000"},"shipping_address":{"city":"\\ud83d"},"line_items":[{"variant_id":"${variantId}","quantity":1}]}`;
+    await refused(() => raw('POST', `/api/platform/v1/merchants/${m.id}/orders`, body, operator), [
+      ['/customer/name', 'invalid_text'],
+      ['/shipping_address/city', 'invalid_text'],
+    ]);
+  });
+
+  it('free-form values (connected collection rules) are checked to the last key and bounded in depth', async () => {
+    const rules = '{"all":[{"column":"title","condition":"x\\u0000"}],"k\\ud800":1}';
+    const sync = (r: string) => `{"source_name":"shop","collections":[{"external_id":"c1","title":"C","rules":${r}}]}`;
+    await refused(() => raw('POST', `/api/platform/v1/merchants/${m.id}/connected-sync`, sync(rules), operator), [
+      ['/collections/0/rules/k\ud800', 'invalid_text'],
+      ['/collections/0/rules/all/0/condition', 'invalid_text'],
+    ]);
+    const deep = '['.repeat(40) + ']'.repeat(40);
+    await refused(() => raw('POST', `/api/platform/v1/merchants/${m.id}/connected-sync`, sync(deep), operator), [[`/collections/0/rules${'/0'.repeat(32)}`, 'too_deep']]);
+  });
+
+  it('operator names and the portal sign-in refuse a NUL', async () => {
+    await refused(() => raw('POST', `/api/platform/v1/merchants/${m.id}/locations`, '{"name":"Dock\\u0000"}', operator), [['/name', 'invalid_text']]);
+    await refused(() => raw('POST', '/api/platform/v1/merchants', '{"name":"\\u0000"}', operator), [['/name', 'invalid_text']]);
+    await refused(() => raw('POST', '/portal/api/login', '{"email":"ops@input.test\\u0000","password":"x"}'), [['/email', 'invalid_text']]);
+  });
+
+  it('a NUL in a query filter is 422 naming the parameter', async () => {
+    await refused(() => t.api(key, 'GET', '/inventory?sku=a%00b'), [['/sku', 'invalid_text']]);
+  });
+
+  it('well-formed text outside the BMP is stored unchanged', async () => {
+    const res = json(await raw('POST', '/api/integrations/v1/products', '{"title":"Tee \\ud83d\\ude00","variants":[{"sku":"😀-1","price":1}]}', bearer()), 201);
+    expect(res.data.title).toBe('Tee 😀');
+    expect(res.data.variants[0].sku).toBe('😀-1');
+  });
+});
+
+describe('UUIDs: only the canonical 8-4-4-4-12 form', () => {
+  const id = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
+  it('path ids in other forms are 404', async () => {
+    for (const form of [`urn:uuid:${id}`, `{${id}}`, id.replace(/-/g, ''), `${id}0`, ` ${id}`, `${id}%00`]) {
+      const res = await t.api(key, 'GET', `/products/${encodeURI(form).replace(/%25/g, '%')}`);
+      expect([form, res.statusCode, json(res).code]).toEqual([form, 404, 'not_found']);
+    }
+    expect(json(await t.api(key, 'GET', `/products/${id.toUpperCase()}`)).code).toBe('not_found');
+  });
+
+  it('a body field or query filter in another form is 422 invalid_format', async () => {
+    await refused(() => t.api(key, 'POST', '/products', { title: 'x', vendor_id: `urn:uuid:${id}` }), [['/vendor_id', 'invalid_format']]);
+    await refused(() => t.api(key, 'GET', `/inventory?variant_id=${encodeURIComponent(`{${id}}`)}`), [['/variant_id', 'invalid_format']]);
+    await refused(() => t.op('POST', `/merchants/${m.id}/api-keys`, { label: 'k', scopes: ['orders.read'], location_ids: [`urn:uuid:${id}`] }), [['/location_ids/0', 'invalid_format']]);
+  });
+});
+
+describe('date-times: real instants from 0001 to 9999', () => {
+  it('refuses leap seconds, year 0, month 13, 30 February and offsets past 23:59 on every list', async () => {
+    for (const value of ['2020-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '2020-13-01T00:00:00Z', '2021-02-29T00:00:00Z', '2020-01-01T00:00:00+24:00', '2020-01-01', '0001-01-01T00:00:00+00:01', '10000-01-01T00:00:00Z']) {
+      for (const path of ['/orders', '/products', '/inventory', '/fulfillments']) {
+        await refused(() => t.api(key, 'GET', `${path}?updated_after=${encodeURIComponent(value)}`), [['/updated_after', 'invalid_format']]);
+      }
+      await refused(() => t.api(key, 'GET', `/orders?created_after=${encodeURIComponent(value)}`), [['/created_after', 'invalid_format']]);
+    }
+  });
+
+  it('accepts the edges of the range and offsets', async () => {
+    for (const value of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2020-02-29T12:00:00.123456+05:30', '2024-06-01t00:00:00z']) {
+      expect(json(await t.api(key, 'GET', `/orders?updated_after=${encodeURIComponent(value)}`), 200).data).toEqual(expect.any(Array));
+    }
+  });
+});
+
+describe('validation work is bounded', () => {
+  it('100,000 invalid array items are one too_many error, answered quickly and small', async () => {
+    const body = JSON.stringify({ label: 'k', scopes: Array.from({ length: 100_000 }, () => 'bogus') });
+    expect(body.length).toBeGreaterThan(800_000);
+    const started = performance.now();
+    const res = await raw('POST', `/api/platform/v1/merchants/${m.id}/api-keys`, body, operator);
+    const took = performance.now() - started;
+    const problem = await refused(async () => res, [['/scopes', 'too_many']]);
+    expect(problem.detail).toBe(`/scopes: must NOT have more than ${SCOPES.length} items`);
+    expect(res.body.length).toBeLessThan(2_000);
+    expect(took).toBeLessThan(2_000); // the whole request on a loaded machine; validation alone is timed below
+  });
+
+  it('lists the first 100 errors and says so', async () => {
+    const adjustments = Array.from({ length: 100 }, () => ({ sku: '', fulfillment_location_id: 'x', adjustment: 0.5 }));
+    const res = await t.api(key, 'POST', '/inventory/adjustments', { adjustments });
+    const body = json(res, 422);
+    expect(body.errors).toHaveLength(100);
+    expect(body.errors.slice(0, 3).map((e: { path: string }) => e.path)).toEqual(['/adjustments/0/sku', '/adjustments/0/fulfillment_location_id', '/adjustments/0/adjustment']);
+    expect(body.detail).toMatch(/^More than 100 fields are invalid; the first 100 are listed\. \/adjustments\/0\/sku: /);
+  });
+
+  it('the worst bodies within 1 MiB validate in under 100 ms', () => {
+    const schemaOf = (method: string, url: string) => t.app.routeList.find((r) => r.method === method && r.url === url)!.schema!.body as object;
+    const validate = (method: string, url: string) => validatorCompiler({ schema: schemaOf(method, url), httpPart: 'body' });
+    const P = '/api/platform/v1/merchants/:m';
+    const cases: [string, (v: unknown) => unknown, unknown][] = [
+      ['100,000 invalid scopes', validate('POST', `${P}/api-keys`), { label: 'k', scopes: Array(100_000).fill('x') }],
+      ['100,000 unknown fields', validate('POST', `${P}/api-keys`), Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 0]))],
+      // Every array at its bound, every item wrong: 500 products × 100 variants.
+      ['50,000 invalid variants', validate('POST', `${P}/connected-sync`), { source_name: 's', products: Array.from({ length: 500 }, () => ({ external_id: 'e', title: 't', variants: Array(100).fill({ sku: 1, price: -1, weight_unit: 'x' }) })) }],
+      ['100 invalid adjustment rows', validate('POST', '/api/integrations/v1/inventory/adjustments'), { adjustments: Array(100).fill({ sku: 1, variant_id: 2, fulfillment_location_id: 3, adjustment: 'x', reason: 4, extra: 5 }) }],
+      ['a 1 MiB string with a NUL at the end', validate('POST', '/api/integrations/v1/products'), { title: 'x', description: `${'x'.repeat(1_000_000)}\u0000` }],
+    ];
+    for (const [name, fn, body] of cases) {
+      expect(fn(body), name).toBe(false);
+      const times = [0, 1, 2].map(() => {
+        const started = performance.now();
+        fn(body);
+        return performance.now() - started;
+      });
+      expect([name, Math.min(...times) < 100]).toEqual([name, true]);
+    }
+  });
+});
