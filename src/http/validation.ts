@@ -46,6 +46,8 @@ export const isStorableText = (s: string) => !s.includes('\u0000') && s.isWellFo
 
 const TEXT_MESSAGE = 'must not contain NUL (U+0000) or unpaired UTF-16 surrogates';
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+/** A pointer is answered (and, for idempotent writes, stored): a key it quotes must be storable too. */
+const storablePointer = (pointer: string) => pointer.replace(/\u0000/g, '\ufffd').toWellFormed();
 
 type KeywordValidate = ((...args: unknown[]) => boolean) & { errors?: Partial<ErrorObject>[] };
 
@@ -117,6 +119,27 @@ function boundedItems(full: Ajv, fast: Ajv) {
   };
 }
 
+const knownSets = new WeakMap<string[], Set<string>>();
+
+/** `closedProperties` replaces `additionalProperties: false`: unknown keys are listed while the budget lasts. */
+const closedProperties: KeywordValidate = (names: unknown, data: unknown, _parent: unknown, cxt: unknown) => {
+  let allowed = knownSets.get(names as string[]);
+  if (!allowed) knownSets.set(names as string[], (allowed = new Set(names as string[])));
+  const base = (cxt as { instancePath?: string } | undefined)?.instancePath ?? '';
+  const errors: Partial<ErrorObject>[] = [];
+  for (const k in data as object) {
+    if (allowed.has(k) || !Object.hasOwn(data as object, k)) continue;
+    if (budget <= 0) {
+      errors.push({ keyword: 'errorLimit', instancePath: '', message: `more than ${MAX_ERRORS} errors`, params: {} });
+      break;
+    }
+    budget--;
+    errors.push({ keyword: 'additionalProperties', instancePath: base, message: 'must NOT have additional properties', params: { additionalProperty: k } });
+  }
+  closedProperties.errors = errors;
+  return errors.length === 0;
+};
+
 function makeAjvPair(coerceTypes: boolean | 'array'): Ajv {
   const make = (allErrors: boolean) => {
     const ajv = new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes, allErrors, strict: false });
@@ -125,6 +148,7 @@ function makeAjvPair(coerceTypes: boolean | 'array'): Ajv {
     ajv.addFormat('date-time', { type: 'string', validate: isInstant });
     ajv.addKeyword({ keyword: 'storableText', type: 'string', schemaType: 'boolean', errors: true, validate: storableText as never });
     ajv.addKeyword({ keyword: 'storableValue', schemaType: 'boolean', errors: true, validate: storableValue as never });
+    ajv.addKeyword({ keyword: 'closedProperties', type: 'object', schemaType: 'array', errors: true, validate: closedProperties as never });
     return ajv;
   };
   const full = make(true);
@@ -160,6 +184,10 @@ export function hardenSchema(schema: unknown): unknown {
   // Values the schema does not describe (free-form, or extra properties of a non-strict object).
   if (isFreeForm(s) || (t.includes('object') && (s.additionalProperties === undefined || s.additionalProperties === true))) {
     s.storableValue = true;
+  }
+  if (s.additionalProperties === false && s.patternProperties === undefined) {
+    s.closedProperties = Object.keys((s.properties as Schema | undefined) ?? {});
+    delete s.additionalProperties;
   }
   if (t.includes('array') && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
     s.boundedItems = s.items;
@@ -213,16 +241,16 @@ const KEYWORD_CODES: Record<string, FieldErrorCode> = {
 function fieldError(e: ErrorObject): FieldError {
   const params = e.params as Record<string, unknown>;
   if (e.keyword === 'required') {
-    return { path: `${e.instancePath}/${params.missingProperty}`, message: 'is required', code: 'required' };
+    return { path: `${e.instancePath}/${escapePointer(String(params.missingProperty))}`, message: 'is required', code: 'required' };
   }
   if (e.keyword === 'additionalProperties') {
-    return { path: `${e.instancePath}/${params.additionalProperty}`, message: 'is not a known field', code: 'unknown_field' };
+    return { path: storablePointer(`${e.instancePath}/${escapePointer(String(params.additionalProperty))}`), message: 'is not a known field', code: 'unknown_field' };
   }
   let message = e.message ?? 'is invalid';
   if (e.keyword === 'enum') message = `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
   if (e.keyword === 'format' && params.format === 'date-time') message = 'must be an RFC 3339 date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
   if (e.keyword === 'format' && params.format === 'uuid') message = 'must be a UUID (8-4-4-4-12 hexadecimal digits)';
-  return { path: e.instancePath || '', message, code: KEYWORD_CODES[e.keyword] ?? 'invalid' };
+  return { path: storablePointer(e.instancePath || ''), message, code: KEYWORD_CODES[e.keyword] ?? 'invalid' };
 }
 
 /** Turn a Fastify validation error into the contract's answer. A bad path id is simply unknown. */
