@@ -154,7 +154,7 @@ describe('validation work is bounded', () => {
     expect(body.detail).toMatch(/^More than 100 fields are invalid; the first 100 are listed\. \/adjustments\/0\/sku: /);
   });
 
-  it('the worst bodies within 1 MiB validate in under 100 ms', () => {
+  it('the worst bodies within 1 MiB validate in under 100 ms of CPU', () => {
     const schemaOf = (method: string, url: string) => t.app.routeList.find((r) => r.method === method && r.url === url)!.schema!.body as object;
     const validate = (method: string, url: string) => validatorCompiler({ schema: schemaOf(method, url), httpPart: 'body' });
     const P = '/api/platform/v1/merchants/:m';
@@ -168,12 +168,14 @@ describe('validation work is bounded', () => {
     ];
     for (const [name, fn, body] of cases) {
       expect(fn(body), name).toBe(false);
+      // CPU time, not wall time: the machine running the suite may be shared and loaded.
       const times = [0, 1, 2].map(() => {
-        const started = performance.now();
+        const started = process.cpuUsage();
         fn(body);
-        return performance.now() - started;
+        const used = process.cpuUsage(started);
+        return (used.user + used.system) / 1000;
       });
-      console.log(`validation of ${name}: ${Math.min(...times).toFixed(1)} ms`);
+      console.log(`validation of ${name}: ${Math.min(...times).toFixed(1)} ms of CPU`);
       expect([name, Math.min(...times) < 100]).toEqual([name, true]);
     }
   });
