@@ -23,7 +23,7 @@ export const RequestLogQuery = Type.Object(
     status_class: Type.Optional(StatusClass),
     path: Type.Optional(Type.String({ maxLength: 200 })),
     request_id: Type.Optional(Uuid()),
-    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })),
+    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', maxLength: 19 })),
     limit: Type.Optional(Limit),
   },
   strict,
@@ -32,7 +32,7 @@ export const RequestLogQuery = Type.Object(
 export const EventsQuery = Type.Object(
   {
     type: Type.Optional(Type.Union([...EVENT_TYPES, 'ping'].map((t) => Type.Literal(t)))),
-    before: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z_[0-9a-f-]{36}$' })),
+    before: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z_[0-9a-f-]{36}$', maxLength: 61 })),
     limit: Type.Optional(Limit),
   },
   strict,
