@@ -42,6 +42,8 @@ describe('operations', () => {
       'GET /vendors': 'listVendors',
       'GET /tags': 'listTags',
       'GET /media-assets': 'listMediaAssets',
+      'GET /events': 'listEvents',
+      'GET /events/{id}': 'getEvent',
     });
     const all = operations.map(([, op]) => op.operationId);
     expect(new Set(all).size).toBe(all.length);

@@ -62,9 +62,13 @@ describe('delivery', () => {
     expect(r.headers['x-service-webhook-event']).toBe('product.created');
     expect(r.headers['x-service-webhook-id']).toBe(r.body.id);
     expect(Math.abs(Number(r.headers['x-service-webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
-    expect(Object.keys(r.body)).toEqual(['id', 'type', 'created_at', 'merchant_id', 'location_id', 'data']);
+    expect(Object.keys(r.body)).toEqual(['id', 'type', 'created_at', 'merchant_id', 'location_id', 'position', 'data']);
     expect(r.body).toMatchObject({ type: 'product.created', merchant_id: m.id, location_id: null });
     expect(r.body.data.object).toEqual(product);
+    // The delivery carries the event's feed position, in the body and a header: the feed shows the same event there.
+    expect(r.body.position).toMatch(/^[0-9a-f]{32}$/);
+    expect(r.headers['x-service-webhook-position']).toBe(r.body.position);
+    expect(json(await t.api(key, 'GET', `/events/${r.body.id}`), 200).data).toEqual(r.body);
     const deliveries = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200);
     expect(deliveries.data).toEqual([
       { id: expect.any(String), event_id: r.body.id, event_type: 'product.created', status: 'delivered', attempts: 1, last_status_code: 200, next_attempt_at: null, created_at: expect.any(String), updated_at: expect.any(String) },

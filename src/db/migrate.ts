@@ -9,6 +9,7 @@ import * as warehouse from './migrations/0003_warehouse.ts';
 import * as webhooks from './migrations/0004_webhooks.ts';
 import * as portal from './migrations/0005_portal.ts';
 import * as retention from './migrations/0006_retention.ts';
+import * as eventFeed from './migrations/0007_event_feed.ts';
 import * as portalConsole from './migrations/0008_portal_console.ts';
 
 export const migrations: { name: string; statements: string[] }[] = [
@@ -18,6 +19,7 @@ export const migrations: { name: string; statements: string[] }[] = [
   { name: '0004_webhooks', statements: webhooks.statements },
   { name: '0005_portal', statements: portal.statements },
   { name: '0006_retention', statements: retention.statements },
+  { name: '0007_event_feed', statements: eventFeed.statements },
   { name: '0008_portal_console', statements: portalConsole.statements },
 ];
 

@@ -227,6 +227,11 @@ export interface EventsTable {
   location_id: string | null;
   payload: Json<Record<string, unknown>>;
   created_at: Stamp;
+  /** The writing transaction (xid8, as a decimal string). */
+  xid: Generated<string>;
+  /** Feed order: (position_xid, seq); see src/events/position.ts. */
+  position_xid: Generated<string>;
+  seq: Generated<string>;
 }
 
 export interface WebhookDeliveriesTable extends Stamped {

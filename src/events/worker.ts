@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { eventEnvelope } from './envelope.ts';
 import { signatureHeader } from './signer.ts';
 import { createTransport, type PostResult } from './transport.ts';
 
@@ -31,6 +32,9 @@ export interface OutgoingEvent {
   merchant_id: string;
   location_id: string | null;
   payload: unknown;
+  /** The event's feed position (src/events/envelope.ts). */
+  position_xid: string;
+  seq: string;
 }
 
 /** What of the endpoint a post needs. */
@@ -64,6 +68,8 @@ interface ClaimRow {
   ev_created_at: Date;
   ev_location_id: string | null;
   ev_payload: unknown;
+  ev_position_xid: string;
+  ev_seq: string;
   ep_url: string;
   ep_location_ids: string[] | null;
   ep_signing_secret: string;
@@ -73,14 +79,8 @@ interface ClaimRow {
 
 /** What is posted: the body and headers of one attempt (fresh timestamp and signature each time). */
 export function webhookRequest(event: OutgoingEvent, endpoint: TargetEndpoint, now = new Date()): { headers: Record<string, string>; body: string } {
-  const body = JSON.stringify({
-    id: event.id,
-    type: event.type,
-    created_at: event.created_at.toISOString(),
-    merchant_id: event.merchant_id,
-    location_id: event.location_id,
-    data: { object: narrow(event.type, (event.payload as { object: unknown }).object, endpoint.location_ids) },
-  });
+  const envelope = eventEnvelope(event, endpoint.location_ids);
+  const body = JSON.stringify(envelope);
   const timestamp = Math.floor(now.getTime() / 1000);
   const secrets = [endpoint.signing_secret];
   if (endpoint.previous_signing_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now) {
@@ -92,6 +92,7 @@ export function webhookRequest(event: OutgoingEvent, endpoint: TargetEndpoint, n
     'x-service-webhook-id': event.id,
     'x-service-webhook-timestamp': String(timestamp),
     'x-service-webhook-event': event.type,
+    'x-service-webhook-position': envelope.position,
     'x-service-webhook-signature': signatureHeader(secrets, timestamp, body),
   };
   return { headers, body };
@@ -150,7 +151,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
         from picked, events ev, webhook_endpoints ep
        where d.id = picked.id and ev.id = d.event_id and ep.id = d.endpoint_id
       returning d.id, d.attempts, d.locked_until, d.merchant_id, d.endpoint_id,
-                ev.id as ev_id, ev.type as ev_type, ev.created_at as ev_created_at, ev.location_id as ev_location_id, ev.payload as ev_payload,
+                ev.id as ev_id, ev.type as ev_type, ev.created_at as ev_created_at, ev.location_id as ev_location_id, ev.payload as ev_payload, ev.position_xid as ev_position_xid, ev.seq as ev_seq,
                 ep.url as ep_url, ep.location_ids as ep_location_ids, ep.signing_secret as ep_signing_secret,
                 ep.previous_signing_secret as ep_previous_signing_secret, ep.previous_secret_expires_at as ep_previous_secret_expires_at`.execute(db);
     return rows.map((r) => ({
@@ -159,7 +160,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
       locked_until: r.locked_until,
       merchant_id: r.merchant_id,
       endpoint_id: r.endpoint_id,
-      event: { id: r.ev_id, type: r.ev_type, created_at: r.ev_created_at, merchant_id: r.merchant_id, location_id: r.ev_location_id, payload: r.ev_payload },
+      event: { id: r.ev_id, type: r.ev_type, created_at: r.ev_created_at, merchant_id: r.merchant_id, location_id: r.ev_location_id, payload: r.ev_payload, position_xid: r.ev_position_xid, seq: r.ev_seq },
       endpoint: {
         url: r.ep_url,
         location_ids: r.ep_location_ids,
@@ -292,15 +293,5 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
       await Promise.allSettled([...posts]);
       await transport.close();
     },
-  };
-}
-
-/** Product payloads carry inventory; an endpoint with a location filter sees only its locations. */
-function narrow(type: string, object: unknown, locationIds: string[] | null): unknown {
-  if (!locationIds || !type.startsWith('product.') || !object || typeof object !== 'object') return object;
-  const product = object as { variants?: { inventory?: { fulfillment_location_id: string }[] }[] };
-  return {
-    ...product,
-    variants: (product.variants ?? []).map((v) => ({ ...v, inventory: (v.inventory ?? []).filter((i) => locationIds.includes(i.fulfillment_location_id)) })),
   };
 }

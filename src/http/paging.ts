@@ -52,19 +52,46 @@ export function pageRequest(secret: string, route: string, query: { limit?: numb
   const binding = bindingOf(route, query);
   const limit = query.limit ?? DEFAULT_LIMIT;
   if (!query.cursor) return { after: null, limit, binding, secret };
-  const [payload, mac] = query.cursor.split('.');
+  const decoded = openCursor(secret, binding, query.cursor);
+  if (typeof decoded.u !== 'string' || typeof decoded.i !== 'string') throw badCursor();
+  return { after: { updatedAt: decoded.u, id: decoded.i }, limit, binding, secret };
+}
+
+function sealCursor(secret: string, content: Record<string, unknown>): string {
+  const payload = Buffer.from(JSON.stringify(content)).toString('base64url');
+  return `${payload}.${sign(secret, payload)}`;
+}
+
+/** The cursor's content, once its signature and its binding to these filters are checked. */
+function openCursor(secret: string, binding: string, cursor: string): Record<string, unknown> {
+  const [payload, mac] = cursor.split('.');
   if (!payload || !mac) throw badCursor();
   const expected = Buffer.from(sign(secret, payload));
   const given = Buffer.from(mac);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw badCursor();
-  let decoded: { b?: string; u?: string; i?: string };
+  let decoded: Record<string, unknown>;
   try {
     decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
     throw badCursor();
   }
-  if (decoded.b !== binding || typeof decoded.u !== 'string' || typeof decoded.i !== 'string') throw badCursor();
-  return { after: { updatedAt: decoded.u, id: decoded.i }, limit, binding, secret };
+  if (!decoded || decoded.b !== binding) throw badCursor();
+  return decoded;
+}
+
+/**
+ * Cursors over another order than (updated_at, id), e.g. the event feed's positions: signed and
+ * bound to the route and filters like every cursor. `position` is the last row of the page.
+ */
+export function positionCursor(secret: string, route: string, query: { cursor?: string } & Record<string, unknown>) {
+  const binding = bindingOf(route, query);
+  let position: string | null = null;
+  if (query.cursor) {
+    const decoded = openCursor(secret, binding, query.cursor);
+    if (typeof decoded.p !== 'string') throw badCursor();
+    position = decoded.p;
+  }
+  return { position, next: (last: string) => sealCursor(secret, { b: binding, p: last }) };
 }
 
 /** `(table.updated_at, table.id) > cursor position`, or true on the first page. */
@@ -79,8 +106,7 @@ export function finishPage<T extends { updated_at: Date; id: string }>(page: Pag
   let next_cursor: string | null = null;
   if (rows.length > page.limit) {
     const last = items[items.length - 1];
-    const payload = Buffer.from(JSON.stringify({ b: page.binding, u: last.updated_at.toISOString(), i: last.id })).toString('base64url');
-    next_cursor = `${payload}.${sign(page.secret, payload)}`;
+    next_cursor = sealCursor(page.secret, { b: page.binding, u: last.updated_at.toISOString(), i: last.id });
   }
   return { items, meta: { limit: page.limit, next_cursor } };
 }

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authenticate } from '../http/auth.ts';
 import { logRequests } from '../http/request-log-hooks.ts';
 import collections from './collections/routes.ts';
+import events from './events/routes.ts';
 import fulfillments from './fulfillments/routes.ts';
 import inventory from './inventory/routes.ts';
 import orders from './orders/routes.ts';
@@ -13,7 +14,7 @@ import socialVideos from './social-videos/routes.ts';
 export const integrationApi: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', authenticate);
   logRequests(app);
-  for (const routes of [products, collections, socialVideos, orders, fulfillments, inventory, reference]) {
+  for (const routes of [products, collections, socialVideos, orders, fulfillments, inventory, reference, events]) {
     await app.register(routes);
   }
 };

@@ -50,6 +50,7 @@ export async function registerOpenApi(app: FastifyInstance, prefixes: Prefixes) 
         { name: 'Inventory', description: 'Stock per variant and location, and adjustments.' },
         { name: 'Social videos', description: 'Videos linked to products and collections.' },
         { name: 'Reference data', description: 'Locations, vendors, tags and media assets.' },
+        { name: 'Events', description: 'The event feed: every change in commit order, gap-free, to sync from (webhooks wake you up, the lists backfill).' },
         { name: 'Webhooks', description: 'Signed POSTs to your endpoints, one per event: the envelope, the resource it carries and the signature headers.' },
       ],
     },
