@@ -56,8 +56,12 @@ beforeAll(async () => {
   const f1 = json(await fulfil(t, aKey, o1, [1]), 201).data;
   const f2 = json(await fulfil(t, aKey, o2, [1]), 201).data;
   Object.assign(A, { l1, l2, inv1: inv1.id, inv2: inv2.id, order1: o1.id, line1: o1.line_items[0].id, order2: o2.id, line2: o2.line_items[0].id, fulfillment1: f1.id, fulfillment2: f2.id });
+  const orderEvent = async (location: string) =>
+    (await db.selectFrom('events').select('id').where('merchant_id', '=', a.id).where('type', '=', 'order.created').where('location_id', '=', location).executeTakeFirstOrThrow()).id;
+  A.event1 = await orderEvent(l1);
+  A.event2 = await orderEvent(l2);
   aIds = Object.values(A);
-  location1Ids = [l1, inv1.id, o1.id, o1.line_items[0].id, f1.id];
+  location1Ids = [l1, inv1.id, o1.id, o1.line_items[0].id, f1.id, A.event1];
 });
 afterAll(() => t?.close());
 
@@ -74,6 +78,7 @@ function recordFor(actor: Actor, url: string, param: string): string {
     products: A.product,
     collections: A.collection,
     'social-videos': A.video,
+    events: restricted ? A.event1 : A.event2,
   };
   const id = byCollection[collection];
   if (!id) throw new Error(`isolation matrix: no record for ${param} in ${url}; teach the test this route`);
@@ -114,6 +119,8 @@ function expectedStatus(actor: Actor, method: string, path: string): number[] | 
     'GET /orders/:id': [404],
     'HEAD /orders/:id': [404],
     'GET /fulfillments/:id': [404],
+    'GET /events/:id': [404],
+    'HEAD /events/:id': [404],
     'HEAD /fulfillments/:id': [404],
     'POST /fulfillments/:id/tracking': [404],
     'POST /fulfillments': [422],
@@ -135,7 +142,7 @@ const routes = () => {
 describe('isolation matrix', () => {
   it('covers the warehouse routes (the walk is not empty)', () => {
     const urls = routes().map((r) => `${r.method} ${r.url.slice(PREFIX.length)}`);
-    for (const r of ['GET /orders', 'GET /orders/:id', 'GET /fulfillments', 'GET /fulfillments/:id', 'POST /fulfillments', 'POST /fulfillments/:id/tracking', 'GET /inventory', 'POST /inventory/adjustments']) {
+    for (const r of ['GET /orders', 'GET /orders/:id', 'GET /fulfillments', 'GET /fulfillments/:id', 'POST /fulfillments', 'POST /fulfillments/:id/tracking', 'GET /inventory', 'POST /inventory/adjustments', 'GET /events', 'GET /events/:id']) {
       expect(urls).toContain(r);
     }
   });
@@ -168,5 +175,7 @@ describe('isolation matrix', () => {
     expect(json(await t.api(restrictedKey, 'GET', '/inventory'), 200).data.map((r: { id: string }) => r.id)).toEqual([A.inv2]);
     expect(json(await t.api(restrictedKey, 'GET', `/inventory?location_id=${A.l1}`), 403).code).toBe('location_forbidden');
     expect(json(await t.api(aKey, 'GET', '/orders'), 200).data.map((o: { id: string }) => o.id).sort()).toEqual([A.order1, A.order2].sort());
+    const feed = json(await t.api(restrictedKey, 'GET', '/events?types=order.created'), 200).data;
+    expect(feed.map((e: { id: string }) => e.id)).toEqual([A.event2]);
   });
 });

@@ -1,0 +1,237 @@
+// The event feed on both databases: envelope and positions, paging with after / cursor, types,
+// visibility by scope and location, ping, retention (410), and the horizon that holds back an
+// open transaction's events (PGlite too).
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emitEvent } from '../../events/outbox.ts';
+import { decodePosition } from '../../events/envelope.ts';
+import { SCOPES } from '../../http/scopes.ts';
+import { json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { fulfil, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
+import { selectFeedPage } from './queries.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+let all: string;
+let p: MadeProduct;
+/** Every event of the setup, as the all-scopes key sees it in the feed. */
+let feed: Feed[];
+
+interface Feed {
+  id: string;
+  type: string;
+  created_at: string;
+  merchant_id: string;
+  location_id: string | null;
+  position: string;
+  data: { object: { id: string; variants?: { inventory: { fulfillment_location_id: string }[] }[] } };
+}
+
+const adjust = async (key: string, variantId: string, locationId: string, adjustment: number) =>
+  json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment }] }), 200);
+
+async function page(key: string, query = '') {
+  return json(await t.api(key, 'GET', `/events${query}`), 200) as { data: Feed[]; meta: { limit: number; next_cursor: string | null } };
+}
+
+/** Follow the feed from `after` to its end, `limit` at a time, with `after` = the last position. */
+async function follow(key: string, query = '', limit = 250): Promise<Feed[]> {
+  const out: Feed[] = [];
+  for (;;) {
+    const after = out.length ? `&after=${out[out.length - 1].position}` : '';
+    const body = await page(key, `?limit=${limit}${query}${after}`);
+    out.push(...body.data);
+    if (body.data.length < limit) return out;
+  }
+}
+
+beforeAll(async () => {
+  t = await startTestApp({ eventRetentionDays: 30 });
+  m = await t.merchant({ locations: 2 });
+  all = await m.key([...SCOPES]);
+  p = await makeProduct(t, m, 'Feed Tee', [{ sku: 'FEED-1', price: 5, inventory_policy: 'continue' }]);
+  await adjust(all, p.variants[0].id, m.locations[0], 10);
+  await adjust(all, p.variants[0].id, m.locations[1], 20);
+  const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 2 }]);
+  json(await fulfil(t, all, order, [1]), 201);
+  await placeOrder(m, m.locations[1], [{ variant_id: p.variants[0].id, quantity: 1 }]);
+  json(await t.api(all, 'PATCH', `/products/${p.id}`, { variants: [{ id: p.variants[0].id, price: 6 }] }), 200);
+  feed = await follow(all);
+});
+afterAll(() => t?.close());
+
+describe('GET /events', () => {
+  it('lists every event in commit order as the webhook envelope plus a position that increases as a string', async () => {
+    expect(feed.map((e) => [e.type, e.location_id])).toEqual([
+      ['product.created', null],
+      ['inventory.updated', m.locations[0]],
+      ['inventory.updated', m.locations[1]],
+      ['order.created', m.locations[0]],
+      ['inventory.updated', m.locations[0]],
+      ['fulfillment.created', m.locations[0]],
+      ['order.updated', m.locations[0]],
+      ['inventory.updated', m.locations[0]],
+      ['order.created', m.locations[1]],
+      ['inventory.updated', m.locations[1]],
+      ['product.updated', null],
+    ]);
+    const stored = await t.database.db.selectFrom('events').select(['id', 'type']).where('merchant_id', '=', m.id).orderBy('seq').execute();
+    expect(feed.map((e) => e.id)).toEqual(stored.map((e) => e.id));
+    for (const e of feed) {
+      expect(Object.keys(e)).toEqual(['id', 'type', 'created_at', 'merchant_id', 'location_id', 'position', 'data']);
+      expect(e.merchant_id).toBe(m.id);
+      expect(e.position).toMatch(/^[0-9a-f]{32}$/);
+    }
+    const positions = feed.map((e) => e.position);
+    expect([...positions].sort()).toEqual(positions);
+    expect(new Set(positions).size).toBe(positions.length);
+    // The object is the resource as the API returns it now (the last event of each is its final state).
+    const product = json(await t.api(all, 'GET', `/products/${p.id}`), 200).data;
+    expect(feed[10].data.object).toEqual(product);
+    const row = json(await t.api(all, 'GET', `/inventory?variant_id=${p.variants[0].id}&location_id=${m.locations[1]}`), 200).data[0];
+    expect(feed[9].data.object).toEqual(row);
+  });
+
+  it('after= a position returns exactly what follows it; the last position gives an empty page', async () => {
+    expect((await page(all, `?after=${feed[3].position}`)).data).toEqual(feed.slice(4));
+    const end = await page(all, `?after=${feed[feed.length - 1].position}`);
+    expect(end).toMatchObject({ data: [], meta: { limit: 50, next_cursor: null } });
+  });
+
+  it('pages with limit and next_cursor (null on the last page) give the same sequence', async () => {
+    const seen: Feed[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const body = await page(all, `?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(body.meta.limit).toBe(3);
+      if (body.meta.next_cursor) expect(body.data).toHaveLength(3);
+      seen.push(...body.data);
+      cursor = body.meta.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(4);
+    expect(seen).toEqual(feed);
+  });
+
+  it('types filters by event type; an unknown type, bad position or both after and cursor are 422 naming the field', async () => {
+    const orders = await follow(all, '&types=order.created,order.updated');
+    expect(orders.map((e) => e.type)).toEqual(['order.created', 'order.updated', 'order.created']);
+    expect(orders).toEqual(feed.filter((e) => e.type === 'order.created' || e.type === 'order.updated'));
+    const bad = json(await t.api(all, 'GET', '/events?types=order.created,order.shipped'), 422);
+    expect(bad.errors).toEqual([{ path: '/types', message: expect.stringContaining('unknown event type "order.shipped"'), code: 'invalid_value' }]);
+    expect(json(await t.api(all, 'GET', '/events?types=ping'), 422).errors[0].path).toBe('/types');
+    expect(json(await t.api(all, 'GET', '/events?after=zz'), 422).errors[0].path).toBe('/after');
+    expect(json(await t.api(all, 'GET', '/events?limit=251'), 422).errors[0].path).toBe('/limit');
+    expect(json(await t.api(all, 'GET', '/events?since=1'), 422).errors[0].path).toBe('/since');
+    const cursor = (await page(all, '?limit=1')).meta.next_cursor!;
+    expect(json(await t.api(all, 'GET', `/events?after=${feed[0].position}&cursor=${encodeURIComponent(cursor)}`), 422).errors[0].path).toBe('/cursor');
+    // A cursor is bound to its filters and signed.
+    expect(json(await t.api(all, 'GET', `/events?types=order.created&cursor=${encodeURIComponent(cursor)}`), 400).code).toBe('malformed_request');
+    expect(json(await t.api(all, 'GET', `/events?cursor=${encodeURIComponent(cursor.slice(0, -2) + 'xx')}`), 400).code).toBe('malformed_request');
+    // A well-formed position that is no event of this merchant, with kept events before it, is 422.
+    const beyond = 'ffff' + feed[3].position.slice(4);
+    expect(json(await t.api(all, 'GET', `/events?after=${beyond}`), 422).errors).toEqual([{ path: '/after', message: 'no event of this merchant has this position', code: 'unknown_id' }]);
+  });
+
+  it('GET /events/:id answers the feed item; another merchant, a hidden type or a bad id is 404', async () => {
+    expect(json(await t.api(all, 'GET', `/events/${feed[5].id}`), 200).data).toEqual(feed[5]);
+    const other = await t.merchant({ locations: 1 });
+    expect(json(await t.api(await other.key([...SCOPES]), 'GET', `/events/${feed[5].id}`), 404).code).toBe('not_found');
+    expect(json(await t.api(await m.key(['orders.read']), 'GET', `/events/${feed[5].id}`), 404).code).toBe('not_found');
+    expect(json(await t.api(all, 'GET', '/events/not-a-uuid'), 404).code).toBe('not_found');
+  });
+
+  it('ping never appears in the feed', async () => {
+    const ep = json(await m.op('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.created'] }), 201).data;
+    json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`, {}), 200);
+    const ping = await t.database.db.selectFrom('events').select(['id']).where('merchant_id', '=', m.id).where('type', '=', 'ping').executeTakeFirstOrThrow();
+    expect(await follow(all)).toEqual(feed);
+    expect(json(await t.api(all, 'GET', `/events/${ping.id}`), 404).code).toBe('not_found');
+  });
+});
+
+describe('visibility follows the key', () => {
+  it('each event type needs the read scope of its resource; naming an unreadable type is 403 naming the scope', async () => {
+    const ordersOnly = await follow(await m.key(['orders.read']));
+    expect(ordersOnly).toEqual(feed.filter((e) => e.type.startsWith('order.')));
+    const warehouse = await follow(await m.key(WAREHOUSE));
+    expect(warehouse).toEqual(feed);
+    const inventory = await m.key(['inventory.read', 'fulfillments.read']);
+    expect(await follow(inventory)).toEqual(feed.filter((e) => e.type.startsWith('inventory.') || e.type.startsWith('fulfillment.')));
+    const denied = json(await t.api(inventory, 'GET', '/events?types=inventory.updated,order.created'), 403);
+    expect(denied).toMatchObject({ code: 'insufficient_scope', detail: 'Events of type "order.created" need the scope "orders.read".' });
+    const writeOnly = json(await t.api(await m.key(['inventory.adjust']), 'GET', '/events'), 403);
+    expect(writeOnly.code).toBe('insufficient_scope');
+    expect(writeOnly.detail).toContain('orders.read');
+    const products = await follow(await m.key(['products.read']));
+    expect(products.map((e) => e.type)).toEqual(['product.created', 'product.updated']);
+  });
+
+  it('a location-restricted key sees its locations\' events only, and product payloads narrowed to them', async () => {
+    const restricted = await m.key([...SCOPES], [m.locations[1]]);
+    const seen = await follow(restricted);
+    const expected = feed.filter((e) => e.location_id === null || e.location_id === m.locations[1]);
+    expect(seen.map((e) => e.id)).toEqual(expected.map((e) => e.id));
+    const updated = seen.find((e) => e.type === 'product.updated')!;
+    const full = feed.find((e) => e.type === 'product.updated')!;
+    expect(full.data.object.variants![0].inventory.map((i) => i.fulfillment_location_id).sort()).toEqual([...m.locations].sort());
+    expect(updated.data.object.variants![0].inventory.map((i) => i.fulfillment_location_id)).toEqual([m.locations[1]]);
+    const hidden = feed.find((e) => e.location_id === m.locations[0])!;
+    expect(json(await t.api(restricted, 'GET', `/events/${hidden.id}`), 404).code).toBe('not_found');
+    expect(json(await t.api(restricted, 'GET', `/events/${updated.id}`), 200).data).toEqual(updated);
+    expect(JSON.stringify(seen)).not.toContain(m.locations[0]);
+  });
+});
+
+describe('retention', () => {
+  it('a position older than EVENT_RETENTION_DAYS, or purged, answers 410 cursor_expired; a kept one does not', async () => {
+    const r = await t.merchant({ locations: 1 });
+    const key = await r.key([...SCOPES]);
+    const q = await makeProduct(t, r, 'Old', [{ sku: 'OLD-1', price: 1 }]);
+    for (const n of [1, 2, 3]) await adjust(key, q.variants[0].id, r.locations[0], n);
+    const events = await follow(key);
+    expect(events.map((e) => e.type)).toEqual(['product.created', 'inventory.updated', 'inventory.updated', 'inventory.updated']);
+    const db = t.database.db;
+    // 31 days old: expired, whether or not the retention job has purged it yet.
+    await db.updateTable('events').set({ created_at: sql`clock_timestamp() - interval '31 days'` }).where('id', 'in', [events[0].id, events[1].id]).execute();
+    const expired = await t.api(key, 'GET', `/events?after=${events[1].position}`);
+    expect(expired.statusCode).toBe(410);
+    expect(expired.headers['content-type']).toContain('application/problem+json');
+    expect(json(expired)).toMatchObject({ code: 'cursor_expired', status: 410, title: 'Cursor expired', type: '/errors#cursor_expired' });
+    expect(json(expired).detail).toContain('30 days');
+    // 29 days old: still kept.
+    await db.updateTable('events').set({ created_at: sql`clock_timestamp() - interval '29 days'` }).where('id', '=', events[2].id).execute();
+    expect((await page(key, `?after=${events[2].position}`)).data.map((e) => e.id)).toEqual([events[3].id]);
+    // Purged (what the retention job does): the position is gone and behind everything kept.
+    await db.deleteFrom('events').where('id', 'in', [events[0].id, events[1].id]).execute();
+    expect(json(await t.api(key, 'GET', `/events?after=${events[0].position}`), 410).code).toBe('cursor_expired');
+    expect((await follow(key)).map((e) => e.id)).toEqual([events[2].id, events[3].id]);
+    // A cursor whose position has expired is 410 too.
+    const cursor = (await page(key, '?limit=1')).meta.next_cursor!;
+    await db.updateTable('events').set({ created_at: sql`clock_timestamp() - interval '31 days'` }).where('id', '=', events[2].id).execute();
+    expect(json(await t.api(key, 'GET', `/events?limit=1&cursor=${encodeURIComponent(cursor)}`), 410).code).toBe('cursor_expired');
+    const errors = await t.app.inject({ method: 'GET', url: '/errors' });
+    expect(errors.body).toContain('<tr id="cursor_expired"><td><code>cursor_expired</code></td><td>410</td>');
+  });
+});
+
+describe('the horizon', () => {
+  it('an event is held back while its transaction is open and shows up in its place once committed', async () => {
+    const db = t.database.db;
+    const before = feed[feed.length - 1].position;
+    let inside: string[] = [];
+    const id = await db.transaction().execute(async (trx) => {
+      const eventId = await emitEvent(trx, { merchantId: m.id, type: 'product.updated', locationId: null, object: { id: p.id } });
+      const stored = await trx.selectFrom('events').select(['xid', 'position_xid']).where('id', '=', eventId).executeTakeFirstOrThrow();
+      const { rows } = await sql<{ xid: string; xmin: string }>`select pg_current_xact_id()::text as xid, pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(trx);
+      // The event records its transaction; that transaction is the horizon, so its own event is not yet in the feed.
+      expect(stored.xid).toBe(rows[0].xid);
+      expect(BigInt(stored.position_xid) >= BigInt(rows[0].xmin)).toBe(true);
+      inside = (await selectFeedPage(trx, m.id, { types: null, locationIds: null }, decodePosition(before), 10)).map((e) => e.id);
+      return eventId;
+    });
+    expect(inside).toEqual([]);
+    expect((await page(all, `?after=${before}`)).data.map((e) => e.id)).toEqual([id]);
+  });
+});
