@@ -264,10 +264,21 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
           for (const r of rows) ids.add(r.id);
           if (rows.length) after = { xid: rows[rows.length - 1].position_xid, seq: rows[rows.length - 1].seq };
           else if (!writing) return ids; // drained after the writers stopped: what is missing was skipped
-          else await new Promise((res) => setTimeout(res, 1));
+          else await new Promise((res) => setTimeout(res, 5));
         }
       };
 
+      // The horizon is cluster-wide: sample the oldest write transaction of other databases (other test runs).
+      let elsewhereMs = 0;
+      const sampler = (async () => {
+        while (writing) {
+          const { rows } = await sql<{ ms: number | null }>`
+            select max(extract(epoch from clock_timestamp() - xact_start) * 1000)::int as ms
+              from pg_stat_activity where backend_xid is not null and datname <> current_database()`.execute(db);
+          elsewhereMs = Math.max(elsewhereMs, rows[0].ms ?? 0);
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      })();
       const consumers = [consumer(), consumer()];
       const naiveSeen = naive();
       await Promise.all(writers.map((w) => w()));
@@ -276,6 +287,7 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
       total = stored.length;
       const [a, b] = await Promise.all(consumers);
       const naiveIds = await naiveSeen;
+      await sampler;
 
       expect(counts.intake).toBeGreaterThan(10);
       expect(counts.fulfillments).toBeGreaterThan(10);
@@ -317,6 +329,7 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
         lag_ms: { p50: pct(lag, 50), p99: pct(lag, 99), max: Math.max(...lag) },
         page_ms: { p50: Math.round(pct(pageMs, 50)), p99: Math.round(pct(pageMs, 99)), pages: pageMs.length },
         reader_without_horizon_missed: missed,
+        oldest_transaction_elsewhere_ms: elsewhereMs,
       };
       console.log(`feed race: ${JSON.stringify(report)}`);
       // The race happened: a reader of the same order without the horizon skipped late commits.

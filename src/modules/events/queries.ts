@@ -18,6 +18,11 @@ const COLUMNS = ['id', 'type', 'created_at', 'merchant_id', 'location_id', 'payl
  * flight (pg_snapshot_xmin of this statement's snapshot): no commit can land behind them later.
  */
 export async function selectFeedPage(db: Database, merchantId: string, filter: FeedFilter, after: Position | null, limit: number): Promise<StoredEvent[]> {
+  return feedPageQuery(db, merchantId, filter, after, limit).execute();
+}
+
+/** The page query itself (bench/feed-plan.ts explains it at 10,000 and 1,000,000 events). */
+export function feedPageQuery(db: Database, merchantId: string, filter: FeedFilter, after: Position | null, limit: number) {
   let q = db
     .selectFrom('events')
     .select(COLUMNS)
@@ -30,7 +35,7 @@ export async function selectFeedPage(db: Database, merchantId: string, filter: F
     const allowed = filter.locationIds;
     q = q.where((eb) => eb.or([eb('location_id', 'is', null), eb('location_id', 'in', allowed)]));
   }
-  return q.orderBy('position_xid').orderBy('seq').limit(limit).execute();
+  return q.orderBy('position_xid').orderBy('seq').limit(limit);
 }
 
 export async function selectEvent(db: Database, merchantId: string, id: string): Promise<StoredEvent | undefined> {
