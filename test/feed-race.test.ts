@@ -163,13 +163,17 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
       const db = t.database.db;
       const start = await lastPosition();
       const startRow = await db.selectFrom('events').select(['position_xid', 'seq']).where('merchant_id', '=', m.id).orderBy('position_xid', 'desc').orderBy('seq', 'desc').executeTakeFirstOrThrow();
+      const writeMs: number[] = [];
       const call = async (method: string, path: string, body?: unknown, auth = key) => {
+        const began = performance.now();
         const res = await fetch(`${base}${path}`, {
           method,
           headers: { authorization: `Bearer ${auth}`, ...(body ? { 'content-type': 'application/json' } : {}) },
           body: body ? JSON.stringify(body) : undefined,
         });
-        return { status: res.status, body: await res.json() };
+        const out = { status: res.status, body: await res.json() };
+        if (method === 'POST') writeMs.push(performance.now() - began);
+        return out;
       };
       const pick = <T,>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
       const deadline = Date.now() + seconds * 1000;
@@ -279,6 +283,36 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
           await new Promise((res) => setTimeout(res, 100));
         }
       })();
+      // FEED_MEASURE=1: what overlap would `updated_after` polling of the lists need? Poll with a wide
+      // overlap and record, for each new row version, how far behind the newest updated_at already
+      // seen it arrived (a poller with a smaller overlap would have missed it).
+      const behindMs: number[] = [];
+      const listPoller = async () => {
+        const watermark = new Map<string, number>();
+        const versions = new Set<string>();
+        while (writing) {
+          for (const list of ['/orders', '/fulfillments', '/inventory']) {
+            const first = !watermark.has(list); // the first pass only sets the watermark
+            const w = watermark.get(list) ?? Date.parse(startedAt);
+            let cursor = '';
+            let newest = w;
+            do {
+              const r = await call('GET', `/integrations/v1${list}?limit=250&updated_after=${new Date(w - 10_000).toISOString()}${cursor}`);
+              for (const row of r.body.data as { id: string; updated_at: string }[]) {
+                const u = Date.parse(row.updated_at);
+                if (versions.has(`${row.id}@${row.updated_at}`)) continue;
+                versions.add(`${row.id}@${row.updated_at}`);
+                if (!first) behindMs.push(w - u);
+                newest = Math.max(newest, u);
+              }
+              cursor = r.body.meta.next_cursor ? `&cursor=${encodeURIComponent(r.body.meta.next_cursor)}` : '';
+            } while (cursor);
+            watermark.set(list, newest);
+          }
+        }
+      };
+      const startedAt = new Date().toISOString();
+      const poller = process.env.FEED_MEASURE === '1' ? listPoller() : Promise.resolve();
       const consumers = [consumer(), consumer()];
       const naiveSeen = naive();
       await Promise.all(writers.map((w) => w()));
@@ -288,6 +322,7 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
       const [a, b] = await Promise.all(consumers);
       const naiveIds = await naiveSeen;
       await sampler;
+      await poller;
 
       expect(counts.intake).toBeGreaterThan(10);
       expect(counts.fulfillments).toBeGreaterThan(10);
@@ -330,6 +365,10 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
         page_ms: { p50: Math.round(pct(pageMs, 50)), p99: Math.round(pct(pageMs, 99)), pages: pageMs.length },
         reader_without_horizon_missed: missed,
         oldest_transaction_elsewhere_ms: elsewhereMs,
+        write_ms: { p50: Math.round(pct(writeMs, 50)), p99: Math.round(pct(writeMs, 99)) },
+        ...(behindMs.length
+          ? { updated_after: { versions: behindMs.length, arrived_at_or_behind_watermark: behindMs.filter((b) => b >= 0).length, overlap_needed_ms: Math.max(...behindMs) + 1 } }
+          : {}),
       };
       console.log(`feed race: ${JSON.stringify(report)}`);
       // The race happened: a reader of the same order without the horizon skipped late commits.
