@@ -186,11 +186,14 @@ The raw OpenAPI 3.1 document is at [${prefix}/openapi.json](${prefix}/openapi.js
   [/errors](/errors).
 * **Lists**: ordered by \`(updated_at, id)\` ascending; \`limit\` 1..250 (default 50); \`cursor\` is opaque and bound to
   the filters it was made with; \`updated_after\` is accepted everywhere. Writes commit out of order, so an
-  incremental sync should overlap its \`updated_after\` a little and de-duplicate by id.
+  incremental sync by \`updated_after\` must overlap and de-duplicate by id.
+* **Event feed**: \`GET /events?after=<position>\` lists every change in commit order, each event exactly once,
+  whatever commits concurrently: sync from it (webhooks wake you up; the lists backfill).
 * **Idempotency**: fulfillment create, tracking attach and inventory adjustments accept \`Idempotency-Key\`
   (1..255 printable ASCII, kept at least 48 h); a replay answers the stored response with \`Idempotent-Replayed: true\`.
 * **Rate limits**: per key (default 600/min), with \`RateLimit-Policy\` and \`RateLimit\` headers (IETF draft-10) and
   \`Retry-After\` on 429.
 * **Webhooks**: every event type, its envelope and the resource it carries are in the Webhooks section. Each POST is
   signed: \`X-Service-Webhook-Signature: v1=<hex>\`, HMAC-SHA256 of \`timestamp + "." + raw body\` with the endpoint's
-  signing secret (both signatures, space-separated, during a rotation).`;
+  signing secret (both signatures, space-separated, during a rotation). Each carries the event's feed \`position\`
+  (body and \`X-Service-Webhook-Position\`).`;

@@ -142,6 +142,21 @@ describe('GET /events', () => {
     expect(json(await t.api(all, 'GET', '/events/not-a-uuid'), 404).code).toBe('not_found');
   });
 
+  it('is in the OpenAPI document as listEvents and getEvent, with the full event schema and 410', async () => {
+    const doc = json(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
+    const list = doc.paths['/api/integrations/v1/events'].get;
+    const one = doc.paths['/api/integrations/v1/events/{id}'].get;
+    expect([list.operationId, one.operationId]).toEqual(['listEvents', 'getEvent']);
+    expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['after', 'cursor', 'limit', 'types']);
+    expect(Object.keys(list.responses)).toContain('410');
+    const item = list.responses['200'].content['application/json'].schema.properties.data.items;
+    const variants = item.anyOf ?? item.oneOf;
+    expect(variants).toHaveLength(6);
+    const order = variants[0];
+    expect(Object.keys(order.properties)).toEqual(['id', 'type', 'created_at', 'merchant_id', 'location_id', 'position', 'data']);
+    expect(Object.keys(order.properties.data.properties.object.properties)).toContain('fulfillment_summary');
+  });
+
   it('ping never appears in the feed', async () => {
     const ep = json(await m.op('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.created'] }), 201).data;
     json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`, {}), 200);
