@@ -3,7 +3,7 @@
 // open transaction's events (PGlite too).
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../events/outbox.ts';
+import { EVENT_TYPES, emitEvent } from '../../events/outbox.ts';
 import { decodePosition } from '../../events/envelope.ts';
 import { SCOPES } from '../../http/scopes.ts';
 import { json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
@@ -149,12 +149,16 @@ describe('GET /events', () => {
     expect([list.operationId, one.operationId]).toEqual(['listEvents', 'getEvent']);
     expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['after', 'cursor', 'limit', 'types']);
     expect(Object.keys(list.responses)).toContain('410');
-    const item = list.responses['200'].content['application/json'].schema.properties.data.items;
-    const variants = item.anyOf ?? item.oneOf;
-    expect(variants).toHaveLength(6);
-    const order = variants[0];
-    expect(Object.keys(order.properties)).toEqual(['id', 'type', 'created_at', 'merchant_id', 'location_id', 'position', 'data']);
-    expect(Object.keys(order.properties.data.properties.object.properties)).toContain('fulfillment_summary');
+    const schemas = doc.components.schemas;
+    const ref = (s: { $ref?: string }) => (s.$ref ? schemas[s.$ref.split('/').pop()!] : s);
+    const page = ref(list.responses['200'].content['application/json'].schema);
+    const variants = ref(page.properties.data.items).anyOf.map(ref);
+    expect(variants.map((v: { properties: { type: { enum: string[] } } }) => v.properties.type.enum[0])).toEqual(EVENT_TYPES);
+    expect(Object.keys(variants[0].properties)).toEqual(['id', 'type', 'created_at', 'merchant_id', 'location_id', 'position', 'data']);
+    expect(Object.keys(ref(variants[0].properties.data.properties.object).properties)).toContain('fulfillment_summary');
+    expect(ref(one.responses['200'].content['application/json'].schema).properties.data.$ref).toBe('#/components/schemas/Event');
+    // Webhook bodies carry the position too.
+    expect(doc.webhooks['order.created'].post.parameters.map((p: { name: string }) => p.name)).toContain('X-Service-Webhook-Position');
   });
 
   it('ping never appears in the feed', async () => {
