@@ -96,8 +96,9 @@ describe('the harness holds every response to the document', () => {
   });
 
   it('checks delivered webhooks against their entry in webhooks', async () => {
-    const headers = { 'x-service-webhook-id': 'a', 'x-service-webhook-timestamp': '1', 'x-service-webhook-event': 'order.created', 'x-service-webhook-signature': 'v1=00' };
-    const event = { id: requestId, type: 'order.created', created_at: '2026-11-22T10:00:00.000Z', merchant_id: requestId, location_id: requestId, data: { object: order } };
+    const position = '0000000000004f2a000000000009c41d';
+    const headers = { 'x-service-webhook-id': 'a', 'x-service-webhook-timestamp': '1', 'x-service-webhook-event': 'order.created', 'x-service-webhook-position': position, 'x-service-webhook-signature': 'v1=00' };
+    const event = { id: requestId, type: 'order.created', created_at: '2026-11-22T10:00:00.000Z', merchant_id: requestId, location_id: requestId, position, data: { object: order } };
     expect(await webhookViolations(headers, JSON.stringify(event))).toEqual([]);
     expect(await webhookViolations(headers, JSON.stringify({ ...event, data: { object: { ...order, id: 7 } } }))).toEqual([expect.stringContaining('/data/object/id must be string')]);
     expect(await webhookViolations({}, JSON.stringify({ ...event, type: 'order.shipped' }))).toEqual(['webhook: event type order.shipped is not in the document\'s webhooks']);

@@ -240,8 +240,9 @@ describe('the horizon', () => {
     const db = t.database.db;
     const before = feed[feed.length - 1].position;
     let inside: string[] = [];
+    const product = json(await t.api(all, 'GET', `/products/${p.id}`), 200).data;
     const id = await db.transaction().execute(async (trx) => {
-      const eventId = await emitEvent(trx, { merchantId: m.id, type: 'product.updated', locationId: null, object: { id: p.id } });
+      const eventId = await emitEvent(trx, { merchantId: m.id, type: 'product.updated', locationId: null, object: product });
       const stored = await trx.selectFrom('events').select(['xid', 'position_xid']).where('id', '=', eventId).executeTakeFirstOrThrow();
       const { rows } = await sql<{ xid: string; xmin: string }>`select pg_current_xact_id()::text as xid, pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(trx);
       // The event records its transaction; that transaction is the horizon, so its own event is not yet in the feed.
