@@ -37,6 +37,8 @@ export const eventComponentName = (type: string) =>
 
 export const EventPosition = Type.String({
   pattern: POSITION_PATTERN,
+  minLength: 32,
+  maxLength: 32,
   description:
     'The event\'s place in the event feed (GET /events), also in X-Service-Webhook-Position. Opaque; positions increase, also as strings, in feed order.',
 });
