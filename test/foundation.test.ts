@@ -134,8 +134,11 @@ describe('validation and errors', () => {
 describe('lists and cursors', () => {
   let ids: string[];
   beforeAll(async () => {
-    ids = [];
-    for (let i = 0; i < 120; i++) ids.push(json(await m.op('POST', '/tags', { name: `tag ${i}` }), 201).data.id);
+    const created: { id: string; updated_at: string }[] = [];
+    for (let i = 0; i < 120; i++) created.push(json(await m.op('POST', '/tags', { name: `tag ${i}` }), 201).data);
+    // Two creates can share a millisecond; the list then orders them by id, not by creation.
+    created.sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1));
+    ids = created.map((r) => r.id);
   });
 
   it('a 120-row walk with limit 50 returns every id exactly once, in (updated_at, id) order', async () => {

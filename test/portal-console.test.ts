@@ -157,6 +157,38 @@ describe('API request log', () => {
     expect(t.database.queries.filter((q) => q.startsWith('insert into "request_log"'))).toHaveLength(2);
     expect(warnings).toEqual([{ dropped: 2 }]);
   });
+
+  it('an entry whose problem is cut inside a surrogate pair, or holds a NUL, is still stored (one bad entry never loses a batch)', async () => {
+    const writer = createRequestLog(t.database.db, { warn: () => {}, error: () => {} } as never, { enabled: true, batchSize: 10, flushMs: 60_000 });
+    const at = new Date();
+    const entry = (i: number, problem: string) => ({ merchantId: m.id, apiKeyId: keyId, requestId: `00000000-0000-4000-8000-0000000001${i}0`, method: 'GET', url: `/cut/${i}`, status: 422, errorCode: 'validation_failed', durationMs: 1, problem, at });
+    // 16,383 ASCII characters then an emoji: a cut at 16,384 characters falls between its two halves.
+    writer.record(entry(1, 'x'.repeat(16_383) + '\u{1F600}' + 'y'.repeat(10)));
+    writer.record(entry(2, JSON.stringify({ detail: 'nul \u0000 and lone \ud800' })));
+    writer.record(entry(3, '{"detail":"fine"}'));
+    await writer.close();
+    const rows = await t.database.db.selectFrom('request_log').select(['path', 'problem']).where('path', 'like', '/cut/%').orderBy('path').execute();
+    expect(rows.map((r) => r.path)).toEqual(['/cut/1', '/cut/2', '/cut/3']);
+    const [cut, nul, fine] = rows.map((r) => r.problem as Record<string, unknown>);
+    expect(cut).toEqual({ truncated: true, excerpt: 'x'.repeat(16_383) + '\uFFFD' });
+    expect(nul).toEqual({ detail: 'nul \uFFFD and lone \uFFFD' });
+    expect(fine).toEqual({ detail: 'fine' });
+  });
+
+  it('a request-log or events page cursor that is not a real position is 422, never a 500', async () => {
+    for (const before of ['9999999999999999999', '9223372036854775808']) {
+      const res = await call('GET', `/request-log?before=${before}`);
+      expect(res.statusCode).toBe(422);
+      expect([...new Set(json(res, 422).errors.map((e: { path: string }) => e.path))]).toEqual(['/before']);
+    }
+    for (const before of ['2026-13-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000', '2026-01-01T00:00:00.000Z_------------------------------------', '2020-12-31T23:59:60.000Z_00000000-0000-4000-8000-000000000000']) {
+      const res = await call('GET', `/events?before=${encodeURIComponent(before)}`);
+      expect(res.statusCode).toBe(422);
+      expect([...new Set(json(res, 422).errors.map((e: { path: string }) => e.path))]).toEqual(['/before']);
+    }
+    expect(json(await call('GET', `/request-log?before=999999999999999999`), 200).data).toBeInstanceOf(Array);
+    expect(json(await call('GET', `/events?before=${encodeURIComponent('2026-01-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000')}`), 200).data).toBeInstanceOf(Array);
+  });
 });
 
 describe('webhook endpoints in the console', () => {

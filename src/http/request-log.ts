@@ -4,6 +4,7 @@
 // rather than growing memory without limit. close() writes what is left (graceful shutdown).
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
+import { makeStorable } from './validation.ts';
 
 export interface RequestLogEntry {
   merchantId: string;
@@ -56,8 +57,8 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
       api_key_id: e.apiKeyId,
       request_id: e.requestId,
       method: e.method,
-      path: (q === -1 ? e.url : e.url.slice(0, q)).slice(0, 2048),
-      query: q === -1 ? null : e.url.slice(q + 1, q + 1 + MAX_QUERY),
+      path: makeStorable((q === -1 ? e.url : e.url.slice(0, q)).slice(0, 2048)),
+      query: q === -1 ? null : makeStorable(e.url.slice(q + 1, q + 1 + MAX_QUERY)),
       status: e.status,
       error_code: e.errorCode,
       duration_ms: Math.round(e.durationMs * 10) / 10,
@@ -111,11 +112,15 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
   };
 }
 
+// jsonb refuses NUL and unpaired surrogates, and one refused row would lose its whole batch: every
+// string of a stored problem is made storable (a cut may also fall inside a surrogate pair).
+const storable = (_key: string, value: unknown) => (typeof value === 'string' ? makeStorable(value) : value);
+
 function problemJson(text: string): string {
-  if (text.length > MAX_PROBLEM) return JSON.stringify({ truncated: true, excerpt: text.slice(0, MAX_PROBLEM) });
+  if (text.length > MAX_PROBLEM) return JSON.stringify({ truncated: true, excerpt: text.slice(0, MAX_PROBLEM) }, storable);
   try {
-    return JSON.stringify(JSON.parse(text));
+    return JSON.stringify(JSON.parse(text), storable);
   } catch {
-    return JSON.stringify({ excerpt: text.slice(0, MAX_PROBLEM) });
+    return JSON.stringify({ excerpt: text.slice(0, MAX_PROBLEM) }, storable);
   }
 }

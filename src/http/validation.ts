@@ -46,8 +46,10 @@ export const isStorableText = (s: string) => !s.includes('\u0000') && s.isWellFo
 
 const TEXT_MESSAGE = 'must not contain NUL (U+0000) or unpaired UTF-16 surrogates';
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+/** Text made storable: NUL and unpaired surrogates become U+FFFD (for text we write, never for input). */
+export const makeStorable = (s: string) => s.replace(/\u0000/g, '\ufffd').toWellFormed();
 /** A pointer is answered (and, for idempotent writes, stored): a key it quotes must be storable too. */
-const storablePointer = (pointer: string) => pointer.replace(/\u0000/g, '\ufffd').toWellFormed();
+const storablePointer = makeStorable;
 
 type KeywordValidate = ((...args: unknown[]) => boolean) & { errors?: Partial<ErrorObject>[] };
 

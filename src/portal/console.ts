@@ -3,7 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Ctx } from '../http/context.ts';
+import { invalidFields } from '../http/errors.ts';
 import { Uuid } from '../http/schemas.ts';
+import { isInstant } from '../http/validation.ts';
 import { EVENT_TYPES } from '../events/outbox.ts';
 import { listApiKeys } from '../modules/api-keys/service.ts';
 import { recentEvents } from '../modules/event-log/service.ts';
@@ -23,7 +25,8 @@ export const RequestLogQuery = Type.Object(
     status_class: Type.Optional(StatusClass),
     path: Type.Optional(Type.String({ maxLength: 200 })),
     request_id: Type.Optional(Uuid()),
-    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', maxLength: 19 })),
+    // A request-log id (bigint): 18 digits keep every value inside its range.
+    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', maxLength: 18 })),
     limit: Type.Optional(Limit),
   },
   strict,
@@ -32,7 +35,8 @@ export const RequestLogQuery = Type.Object(
 export const EventsQuery = Type.Object(
   {
     type: Type.Optional(Type.Union([...EVENT_TYPES, 'ping'].map((t) => Type.Literal(t)))),
-    before: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z_[0-9a-f-]{36}$', maxLength: 61 })),
+    // `<created_at>_<id>` of the last event shown; the instant is checked in the handler.
+    before: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', maxLength: 61 })),
     limit: Type.Optional(Limit),
   },
   strict,
@@ -53,6 +57,9 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/events', { schema: { ...hidden, querystring: EventsQuery, response: { 200: Page(LoggedEvent) } } }, async (req) => {
+    if (req.query.before && !isInstant(req.query.before.slice(0, 24))) {
+      throw invalidFields([{ path: '/before', message: 'must be a next_before value from a previous page', code: 'invalid_format' }]);
+    }
     const { items, next_before } = await recentEvents(ctx(req), req.query);
     return { data: items, request_id: req.id, next_before };
   });
