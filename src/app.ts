@@ -113,6 +113,7 @@ export async function buildApp(opts: AppOptions) {
   const counters = openCounters({ redisUrl: opts.config.redisUrl, keyPrefix: opts.config.redisKeyPrefix });
   app.decorate('counters', counters.store);
   app.addHook('onClose', () => counters.close());
+  await counters.ready;
   await registerRateLimit(app, { perMinute: opts.config.rateLimitPerMinute, redis: counters.redis, keyPrefix: opts.config.redisKeyPrefix });
 
   await registerOpenApi(app, { integration: INTEGRATION_PREFIX, platform: PLATFORM_PREFIX });

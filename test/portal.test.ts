@@ -123,6 +123,20 @@ describe('sign-in throttle', () => {
     expect(await statuses([['victim@x.test', GOOD, '10.1.4.1'], ['VICTIM@x.test', GOOD, '10.1.4.1']])).toEqual([200, 200]);
   });
 
+  it('with Redis unreachable, each process still throttles in its own memory', async () => {
+    json(await m.op('POST', '/users', { email: 'delta@x.test', password: GOOD }), 201);
+    // Port 1 on loopback refuses connections: every Redis call fails.
+    const a = await startTestApp({ redisUrl: 'redis://127.0.0.1:1', redisKeyPrefix: 'h10f:unreachable:' }, t.database);
+    try {
+      const codes: number[] = [];
+      for (let i = 0; i < 6; i++) codes.push((await signIn(i % 2 ? ' DELTA@x.test' : 'delta@x.test', 'wrong', '10.1.8.1', a)).res.statusCode);
+      expect(codes).toEqual([401, 401, 401, 401, 401, 429]);
+      expect((await signIn('delta@x.test', GOOD, '10.1.8.2', a)).res.statusCode).toBe(200);
+    } finally {
+      await a.app.close();
+    }
+  });
+
   describe('shared through Redis', () => {
     const url = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
     // A prefix of its own, so parallel runs never see each other's counts.

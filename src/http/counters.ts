@@ -128,21 +128,35 @@ export interface SharedCounters {
   store: CounterStore;
   /** The Redis connection, when REDIS_URL is set (the request rate limit uses it too). */
   redis: Redis | undefined;
+  /** Resolves once Redis is connected, or has failed to connect, or after 2 s: whichever comes first. */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
 export function openCounters(opts: { redisUrl: string | null; keyPrefix: string }): SharedCounters {
   if (!opts.redisUrl) {
     const store = new MemoryCounters();
-    return { store, redis: undefined, close: async () => store.close() };
+    return { store, redis: undefined, ready: Promise.resolve(), close: async () => store.close() };
   }
-  const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false });
+  // No offline queue: while Redis is unreachable a command fails at once (and the caller falls back)
+  // instead of waiting for a reconnect, which would stall every request behind it.
+  const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
   // Connection errors surface on the calls that need Redis; without a listener ioredis would log each.
   redis.on('error', () => {});
+  const ready = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 2_000);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', done);
+    redis.once('error', done);
+  });
   const store = new RedisCounters(redis, `${opts.keyPrefix}counts:`);
   return {
     store,
     redis,
+    ready,
     async close() {
       store.close();
       await redis.quit().catch(() => {});
