@@ -1,7 +1,7 @@
 // Builds the Fastify app: shared plugins first, then the integration API, the operator API and
 // the portal. Used by main.ts and by every test (through app.inject).
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifySchema } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifySchema } from 'fastify';
 import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
@@ -9,7 +9,11 @@ import { isConnectionFailure, type Database } from './db/database.ts';
 import { isMigrated } from './db/migrate.ts';
 import { AppError, databaseUnavailable, problem } from './http/errors.ts';
 import { openCounters, type CounterStore } from './http/counters.ts';
+import { registerAccessLog } from './http/access-log.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
+import { bearerMatches } from './http/tokens.ts';
+import { webhookBacklog } from './events/backlog.ts';
+import { observe, renderMetrics } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
@@ -57,6 +61,8 @@ export async function buildApp(opts: AppOptions) {
     ...(opts.logger ? { loggerInstance: opts.logger as unknown as FastifyBaseLogger } : { logger: opts.logger === false ? false : { level: opts.config.logLevel } }),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
+    // One line per request, written by registerAccessLog (with merchant and key), not Fastify's two.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT,
     ajv: undefined,
     // Path ids of any length reach their route and fail its UUID rule (404), rather than the router's 414.
@@ -110,6 +116,9 @@ export async function buildApp(opts: AppOptions) {
     return reply.code(404).type('application/problem+json').send(problem(err, req.id));
   });
 
+  registerAccessLog(app);
+  observe({ backlog: () => webhookBacklog(opts.db) });
+
   const counters = openCounters({ redisUrl: opts.config.redisUrl, keyPrefix: opts.config.redisKeyPrefix });
   app.decorate('counters', counters.store);
   app.addHook('onClose', () => counters.close());
@@ -126,6 +135,15 @@ export async function buildApp(opts: AppOptions) {
     return reply.code(503).header('Retry-After', '1').type('application/problem+json').send(problem(new AppError('service_unavailable', 'The database is not reachable or not migrated.'), _req.id));
   });
   app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/portal'));
+  app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
+    const token = opts.config.metricsToken;
+    if (!token) throw new AppError('not_found', 'Metrics are not served on this port: set METRICS_TOKEN (or METRICS_PORT for a separate port).');
+    if (!bearerMatches(req.headers.authorization, token)) {
+      throw new AppError('unauthorized', 'Send "Authorization: Bearer <METRICS_TOKEN>".', undefined, { 'WWW-Authenticate': 'Bearer' });
+    }
+    const { contentType, body } = await renderMetrics();
+    return reply.type(contentType).send(body);
+  });
 
   await app.register(integrationApi, { prefix: INTEGRATION_PREFIX });
   await app.register(platformApi, { prefix: PLATFORM_PREFIX });

@@ -1,6 +1,8 @@
-// Every environment setting, read and checked in one place.
+// Every environment setting, read and checked in one place before anything starts. A bad value
+// stops the process with one plain sentence that names the setting and says what to do.
 
 export type Role = 'api' | 'worker';
+export type LogFormat = 'pretty' | 'json';
 
 export interface Config {
   port: number;
@@ -29,6 +31,12 @@ export interface Config {
   /** How often the worker role's maintenance job purges what is past its retention. */
   retentionIntervalMs: number;
   logLevel: string;
+  /** pretty: one readable line per entry (the default in a terminal); json: one JSON object per line. */
+  logFormat: LogFormat;
+  /** Bearer token that guards GET /metrics on the main port; null = /metrics is not served there. */
+  metricsToken: string | null;
+  /** A separate port serving /metrics without a token (for any role, workers included); null = none. */
+  metricsPort: number | null;
   secretKey: string | null;
   roles: Role[];
   seedDemo: boolean;
@@ -38,50 +46,94 @@ export interface Config {
   requestLogRetentionDays: number;
 }
 
+/** A setting that cannot work; the message is the one sentence the operator reads. */
+export class ConfigError extends Error {}
+
 // About three days: 1m, 5m, 30m, 2h, 6h, 12h, 24h, 24h.
 const DEFAULT_RETRY_SCHEDULE = [60, 300, 1800, 7200, 21600, 43200, 86400, 86400];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-function integer(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
+function integer(name: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined || value.trim() === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  if (!/^\s*\d+\s*$/.test(value) || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? '(0 or more)' : `from 0 to ${max}`;
+    throw new ConfigError(`${name} must be a whole number ${range}, but it is "${value}": fix or unset it.`);
+  }
   return n;
 }
 
 function atLeast(name: string, value: string | undefined, fallback: number, min: number): number {
   const n = integer(name, value, fallback);
-  if (n < min) throw new Error(`${name} must be at least ${min}, got "${value}"`);
+  if (n < min) throw new ConfigError(`${name} must be at least ${min}, but it is "${value}": fix or unset it.`);
   return n;
+}
+
+function port(name: string, value: string | undefined, fallback: number | null): number | null {
+  if (value === undefined || value.trim() === '') return fallback;
+  if (!/^\s*\d+\s*$/.test(value) || Number(value) > 65535) {
+    throw new ConfigError(`${name} must be a port number from 0 to 65535 (for example 3000), but it is "${value}": fix or unset it.`);
+  }
+  return Number(value);
 }
 
 function schedule(value: string | undefined): number[] {
   if (value === undefined || value.trim() === '') return DEFAULT_RETRY_SCHEDULE;
-  const parts = value.split(',').map((s) => Number(s.trim()));
-  if (parts.some((n) => !Number.isFinite(n) || n < 0)) {
-    throw new Error(`WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, got "${value}"`);
+  const parts = value.split(',').map((s) => s.trim());
+  if (parts.some((s) => !/^\d+(\.\d+)?$/.test(s))) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds such as "60,300,1800", but it is "${value}": fix or unset it.`);
   }
-  return parts;
+  return parts.map(Number);
 }
 
 function roles(value: string | undefined): Role[] {
   if (value === undefined || value === '' || value === 'all' || value === 'both') return ['api', 'worker'];
   const list = value.split(',').map((s) => s.trim());
-  for (const r of list) if (r !== 'api' && r !== 'worker') throw new Error(`ROLE must be api, worker or both, got "${r}"`);
+  for (const r of list) if (r !== 'api' && r !== 'worker') throw new ConfigError(`ROLE must be api, worker or both, but it is "${value}": fix or unset it.`);
   return list as Role[];
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** A URL with one of the given protocols; the value is not echoed, since it may hold a password. */
+function url(name: string, value: string | undefined, protocols: string[], example: string, unsetMeans: string): string | null {
+  if (value === undefined || value.trim() === '') return null;
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(value.trim());
+  } catch {}
+  if (!parsed || !protocols.includes(parsed.protocol) || !parsed.hostname) {
+    throw new ConfigError(`${name} is not a valid ${protocols[0].replace(':', '')} URL: write it like ${example}, or unset it ${unsetMeans}.`);
+  }
+  return value.trim();
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined || value.trim() === '') return fallback;
+  const v = value.trim().toLowerCase() as T;
+  if (!allowed.includes(v)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, but it is "${value}": fix or unset it.`);
+  return v;
+}
+
+function bool(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value.trim() === '') return fallback;
+  const v = value.trim().toLowerCase();
+  if (v === 'true' || v === '1' || v === 'yes') return true;
+  if (v === 'false' || v === '0' || v === 'no') return false;
+  throw new ConfigError(`${name} must be true or false, but it is "${value}": fix or unset it.`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): Config {
+  const publicBaseUrl = url('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL, ['https:', 'http:'], 'https://api.example.com', 'to print http://localhost:PORT');
   return {
-    port: integer('PORT', env.PORT, 3000),
-    host: env.HOST || '0.0.0.0',
-    databaseUrl: env.DATABASE_URL || null,
-    dataDir: env.DATA_DIR || './data',
+    port: port('PORT', env.PORT, 3000)!,
+    host: env.HOST?.trim() || '0.0.0.0',
+    databaseUrl: url('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/dbname', 'to use the embedded database under DATA_DIR'),
+    dataDir: env.DATA_DIR?.trim() || './data',
     platformAdminToken: env.PLATFORM_ADMIN_TOKEN || null,
-    redisUrl: env.REDIS_URL || null,
+    redisUrl: url('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', 'to keep rate-limit counts in this process'),
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'mia-',
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600),
     webhookRetrySchedule: schedule(env.WEBHOOK_RETRY_SCHEDULE),
-    webhookAllowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',
+    webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS, false),
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
     workerPollMs: integer('WORKER_POLL_MS', env.WORKER_POLL_MS, 500),
     webhookConcurrency: atLeast('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 100, 1),
@@ -90,12 +142,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryRetentionDays: atLeast('DELIVERY_RETENTION_DAYS', env.DELIVERY_RETENTION_DAYS, 30, 1),
     idempotencyRetentionHours: atLeast('IDEMPOTENCY_RETENTION_HOURS', env.IDEMPOTENCY_RETENTION_HOURS, 48, 24),
     retentionIntervalMs: atLeast('RETENTION_INTERVAL_MS', env.RETENTION_INTERVAL_MS, 600_000, 1000),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    logFormat: oneOf('LOG_FORMAT', env.LOG_FORMAT, ['pretty', 'json'] as const, stdoutIsTerminal ? 'pretty' : 'json'),
+    metricsToken: env.METRICS_TOKEN || null,
+    metricsPort: port('METRICS_PORT', env.METRICS_PORT, null),
     secretKey: env.SECRET_KEY || null,
     roles: roles(env.ROLE),
-    seedDemo: env.SEED_DEMO !== 'false',
-    publicBaseUrl: env.PUBLIC_BASE_URL || null,
-    requestLogEnabled: env.REQUEST_LOG_ENABLED !== 'false',
+    seedDemo: bool('SEED_DEMO', env.SEED_DEMO, true),
+    publicBaseUrl,
+    requestLogEnabled: bool('REQUEST_LOG_ENABLED', env.REQUEST_LOG_ENABLED, true),
     requestLogRetentionDays: integer('REQUEST_LOG_RETENTION_DAYS', env.REQUEST_LOG_RETENTION_DAYS, 7),
   };
 }

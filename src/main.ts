@@ -1,27 +1,36 @@
 // Process entry: `node src/main.ts` runs the roles in ROLE (api, worker or both, the default);
-// `node src/main.ts migrate` applies migrations and exits.
-import pino from 'pino';
+// `node src/main.ts migrate` applies migrations and exits. Every setting is checked before anything
+// starts; a setting that cannot work stops the process with one sentence saying what to fix.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
-import { loadConfig } from './config.ts';
-import { openDatabase } from './db/database.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrate, serverSecret } from './db/migrate.ts';
 import { isNewDatabase, seedDemo, type DemoCredentials } from './db/seed.ts';
+import { webhookBacklog } from './events/backlog.ts';
 import { startWorker, type Worker } from './events/worker.ts';
 import { startRetention, type RetentionJob } from './maintenance/retention.ts';
+import { createLogger } from './logger.ts';
+import { observe, renderMetrics } from './metrics.ts';
+import { checkPortFree, checkPostgres, listenError } from './startup.ts';
 
-const config = loadConfig();
-const log = pino({ level: config.logLevel });
+let log: Logger | null = null;
 
 async function main() {
+  const config = loadConfig();
+  log = createLogger({ level: config.logLevel, format: config.logFormat });
   const command = process.argv[2];
-  let handle;
-  try {
-    // A dropped connection is logged; the request using it answers 503 and the pool reconnects.
-    handle = await openDatabase({ ...config, onConnectionError: (err) => log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection lost') });
-  } catch (err) {
-    log.fatal((err as Error).message);
-    process.exit(1);
+
+  if (command !== 'migrate') {
+    if (config.roles.includes('api')) await checkPortFree('PORT', config.port, config.host);
+    if (config.metricsPort !== null) await checkPortFree('METRICS_PORT', config.metricsPort, config.host);
   }
+  if (config.databaseUrl) await checkPostgres(config.databaseUrl);
+  // A dropped connection is logged; the request using it answers 503 and the pool reconnects.
+  const handle = await openDatabase({ ...config, onConnectionError: (err) => log!.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection lost') });
   const applied = await migrate(handle.db);
   if (applied.length) log.info({ applied }, 'migrations applied');
   if (command === 'migrate') {
@@ -29,34 +38,117 @@ async function main() {
     return;
   }
 
-  let demo: DemoCredentials | null = null;
-  if (config.seedDemo && (await isNewDatabase(handle.db))) demo = await seedDemo(handle.db);
-  const secret = await serverSecret(handle.db, config.secretKey);
-
-  const app = config.roles.includes('api') ? await buildApp({ db: handle.db, config, secret, logger: log }) : null;
-  const worker: Worker | null = config.roles.includes('worker') ? startWorker(handle.db, config, log) : null;
-  const retention: RetentionJob | null = config.roles.includes('worker') ? startRetention(handle.db, config, log) : null;
-  if (app) await app.listen({ port: config.port, host: config.host });
-
-  const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
-  log.info({ roles: config.roles, database: handle.kind }, 'started');
-  if (demo && app) printDemo(base, demo);
-
+  // Handlers go in before anything is announced: a SIGTERM sent on seeing the URLs must find them.
+  let app: FastifyInstance | null = null;
+  let worker: Worker | null = null;
+  let retention: RetentionJob | null = null;
+  let metricsServer: http.Server | null = null;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
+    log!.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     await app?.close(); // stops accepting, lets in-flight requests finish
     await worker?.stop(); // lets in-flight deliveries finish
     await retention?.stop();
+    metricsServer?.close();
     await handle.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  let demo: DemoCredentials | null = null;
+  if (config.seedDemo && (await isNewDatabase(handle.db))) demo = await seedDemo(handle.db);
+  const secret = await serverSecret(handle.db, config.secretKey);
+  observeDatabase(handle);
+
+  app = config.roles.includes('api') ? await buildApp({ db: handle.db, config, secret, logger: log }) : null;
+  if (app) {
+    try {
+      await app.listen({ port: config.port, host: config.host });
+    } catch (err) {
+      throw listenError(err, 'PORT', config.port, config.host);
+    }
+  }
+  metricsServer = config.metricsPort !== null ? await serveMetrics(config.metricsPort, config.host) : null;
+  worker = config.roles.includes('worker') ? startWorker(handle.db, config, log) : null;
+  retention = config.roles.includes('worker') ? startRetention(handle.db, config, log) : null;
+
+  log.info({ roles: config.roles, database: handle.kind }, 'started');
+  const port = app ? (app.server.address() as AddressInfo).port : config.port;
+  if (demo && app) printDemo(baseUrl(config, port), demo);
+  printUrls(config, baseUrl(config, port), handle, log, metricsServer);
+}
+
+function observeDatabase(handle: DatabaseHandle) {
+  const pool = handle.pool;
+  observe({
+    backlog: () => webhookBacklog(handle.db),
+    ...(pool
+      ? { pool: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }) }
+      : {}),
+  });
+}
+
+/** METRICS_PORT: /metrics without a token, for a scraper on the private network (any role). */
+async function serveMetrics(port: number, host: string): Promise<http.Server> {
+  const server = http.createServer(async (req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Only GET /metrics is served here.\n');
+      return;
+    }
+    try {
+      const { contentType, body } = await renderMetrics();
+      res.writeHead(200, { 'content-type': contentType }).end(body);
+    } catch (err) {
+      log?.error({ err }, 'metrics scrape failed');
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n');
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(listenError(err, 'METRICS_PORT', port, host)));
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
+
+/** PUBLIC_BASE_URL, or this machine at the port actually taken (PORT=0 picks a free one). */
+function baseUrl(config: Config, port: number): string {
+  return config.publicBaseUrl?.replace(/\/$/, '') ?? `http://localhost:${port}`;
+}
+
+/** On every start: where everything is, and how to get back in when the printed credentials are lost. */
+function printUrls(config: Config, base: string, handle: DatabaseHandle, logger: Logger, metricsServer: http.Server | null) {
+  const metricsPort = metricsServer ? (metricsServer.address() as AddressInfo).port : null;
+  const metrics = [
+    config.metricsToken && config.roles.includes('api') ? `${base}/metrics (Bearer METRICS_TOKEN)` : null,
+    metricsPort !== null ? `http://localhost:${metricsPort}/metrics` : null,
+  ].filter(Boolean).join(' and ') || 'off (set METRICS_TOKEN or METRICS_PORT)';
+  const urls = {
+    portal: `${base}/portal`,
+    api: `${base}/api/integrations/v1`,
+    docs: `${base}/docs`,
+    operator_api: `${base}/api/platform/v1`,
+    metrics,
+  };
+  const database = handle.kind === 'pglite' ? `embedded, DATA_DIR ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
+  if (config.logFormat === 'json' || !config.roles.includes('api')) {
+    logger.info({ urls: config.roles.includes('api') ? urls : undefined, metrics, database }, 'ready');
+    return;
+  }
+  process.stdout.write(`
+  ┌ Merchant Integration API is running (${config.roles.join(' + ')}; database: ${database})
+  │ Portal:        ${urls.portal}
+  │ API:           ${urls.api}
+  │ Docs:          ${urls.docs}
+  │ Operator API:  ${urls.operator_api} ${config.platformAdminToken ? '(PLATFORM_ADMIN_TOKEN is set)' : '(disabled: set PLATFORM_ADMIN_TOKEN)'}
+  │ Metrics:       ${metrics}
+  │ Lost a key or the portal password?  npm run admin -- help   (README: "Recovering credentials")
+  └
+`);
 }
 
 function printDemo(base: string, demo: DemoCredentials) {
@@ -65,15 +157,18 @@ function printDemo(base: string, demo: DemoCredentials) {
   ┌ Demo merchant created (shown once; only hashes are stored)
   │ API key, all scopes:             ${demo.apiKey}
   │ API key, Warehouse, Main only:   ${demo.warehouseKey}
-  │ Portal:  ${base}/portal   email ${demo.email}   password ${demo.password}
-  │ API:     ${base}/api/integrations/v1   (try: curl -H "Authorization: Bearer <key>" ${base}/api/integrations/v1/orders)
-  │ Docs:    ${base}/docs
-  │ Operator API: ${base}/api/platform/v1 ${config.platformAdminToken ? '(PLATFORM_ADMIN_TOKEN is set)' : '(disabled: set PLATFORM_ADMIN_TOKEN)'}
+  │ Portal login:  email ${demo.email}   password ${demo.password}
+  │ Try:  curl -H "Authorization: Bearer <key>" ${base}/api/integrations/v1/orders
   └
 `);
 }
 
 main().catch((err) => {
-  log.fatal({ err }, 'failed to start');
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+  } else {
+    process.stderr.write(`Could not start: ${(err as Error).message ?? String(err)} (run with LOG_LEVEL=debug for details).\n`);
+    if (log?.isLevelEnabled('debug')) log.debug({ err }, 'start-up failure');
+  }
   process.exit(1);
 });

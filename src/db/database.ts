@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { ConfigError } from '../config.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -11,6 +12,8 @@ export type Database = Kysely<DB>;
 export interface DatabaseHandle {
   db: Database;
   kind: 'postgres' | 'pglite';
+  /** PostgreSQL only: the connection pool (its use is exported as metrics). */
+  pool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -73,7 +76,7 @@ export function postgresDatabase(url: string, poolSize = 10, onQuery?: QueryList
     end: () => pool.end(),
   };
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: source as unknown as pg.Pool }), log: logger(onQuery) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  return { db, kind: 'postgres', pool, close: () => db.destroy() };
 }
 
 export function pgliteDatabase(pglite: PGlite, release: () => void = () => {}, onQuery?: QueryListener): DatabaseHandle {
@@ -89,10 +92,19 @@ export function pgliteDatabase(pglite: PGlite, release: () => void = () => {}, o
   };
 }
 
+/** Another live process holds the PGlite directory. */
+export class DataDirInUse extends ConfigError {
+  readonly owner: number;
+  constructor(owner: number, message: string) {
+    super(message);
+    this.owner = owner;
+  }
+}
+
 // Two processes on one PGlite directory corrupt it. The lock file holds the owner's pid; a lock
 // whose owner is gone (crash, SIGKILL) is taken over.
 export function lockDataDir(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
+  usableDataDir(dataDir);
   const lockPath = path.join(dataDir, '.lock');
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -108,16 +120,37 @@ export function lockDataDir(dataDir: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(fs.readFileSync(lockPath, 'utf8'));
       if (Number.isInteger(owner) && owner > 0 && processAlive(owner)) {
-        throw new Error(
-          `DATA_DIR ${path.resolve(dataDir)} is in use by process ${owner}. ` +
-            'Embedded PostgreSQL allows one process per directory: stop that process, choose another DATA_DIR, ' +
-            'or set DATABASE_URL to share a PostgreSQL server between processes.',
+        throw new DataDirInUse(
+          owner,
+          `DATA_DIR ${path.resolve(dataDir)} is in use by process ${owner} (embedded PostgreSQL allows one process per directory): ` +
+            'stop that process, choose another DATA_DIR, or set DATABASE_URL to share a PostgreSQL server between processes.',
         );
       }
       fs.rmSync(lockPath, { force: true });
     }
   }
   throw new Error(`could not take the lock on ${lockPath}`);
+}
+
+/** DATA_DIR exists (or can be made) as a directory this process can read and write. */
+function usableDataDir(dataDir: string) {
+  const where = path.resolve(dataDir);
+  const fail = (why: string) =>
+    new ConfigError(`DATA_DIR ${where} ${why}: set DATA_DIR to a directory this user can write (or unset it for ./data), or set DATABASE_URL to use a PostgreSQL server.`);
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw fail('is not a directory (a file is in the way)');
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw fail('cannot be created (permission denied)');
+    throw fail(`cannot be created (${(err as Error).message})`);
+  }
+  if (!fs.statSync(dataDir).isDirectory()) throw fail('is not a directory (a file is in the way)');
+  try {
+    fs.accessSync(dataDir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    throw fail('is not readable and writable by this user');
+  }
 }
 
 function processAlive(pid: number): boolean {

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { eventEnvelope } from './envelope.ts';
+import { webhookAttempts, webhookLatency } from '../metrics.ts';
 import { signatureHeader } from './signer.ts';
 import { createTransport, type PostResult } from './transport.ts';
 
@@ -49,6 +50,8 @@ export interface TargetEndpoint {
 /** A delivery this worker holds the lease on, with its event and endpoint. */
 interface Claimed {
   id: string;
+  /** When the delivery was written: the commit of its event, or a resend. */
+  created_at: Date;
   attempts: number;
   locked_until: Date;
   merchant_id: string;
@@ -59,6 +62,7 @@ interface Claimed {
 
 interface ClaimRow {
   id: string;
+  created_at: Date;
   attempts: number;
   locked_until: Date;
   merchant_id: string;
@@ -150,12 +154,13 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
              updated_at = clock_timestamp()
         from picked, events ev, webhook_endpoints ep
        where d.id = picked.id and ev.id = d.event_id and ep.id = d.endpoint_id
-      returning d.id, d.attempts, d.locked_until, d.merchant_id, d.endpoint_id,
+      returning d.id, d.created_at, d.attempts, d.locked_until, d.merchant_id, d.endpoint_id,
                 ev.id as ev_id, ev.type as ev_type, ev.created_at as ev_created_at, ev.location_id as ev_location_id, ev.payload as ev_payload, ev.position_xid as ev_position_xid, ev.seq as ev_seq,
                 ep.url as ep_url, ep.location_ids as ep_location_ids, ep.signing_secret as ep_signing_secret,
                 ep.previous_signing_secret as ep_previous_signing_secret, ep.previous_secret_expires_at as ep_previous_secret_expires_at`.execute(db);
     return rows.map((r) => ({
       id: r.id,
+      created_at: r.created_at,
       attempts: r.attempts,
       locked_until: r.locked_until,
       merchant_id: r.merchant_id,
@@ -206,6 +211,8 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
         await trx.updateTable('webhook_endpoints').set({ status: 'disabled', updated_at: sql`clock_timestamp()` }).where('id', '=', c.endpoint_id).execute();
       }
     });
+    webhookAttempts.inc({ outcome: status === 'pending' ? 'retrying' : status });
+    if (ok) webhookLatency.observe((Date.now() - new Date(c.created_at).getTime()) / 1000);
     if (!ok) log.info({ delivery: c.id, attempt: c.attempts, status: r.statusCode, error: r.error, next: status }, 'webhook attempt failed');
   }
 

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { idempotentReplays } from '../metrics.ts';
 import { AppError, problem } from './errors.ts';
 import { canonicalJson } from './serialize.ts';
 import { validationProblem } from './validation.ts';
@@ -96,7 +97,10 @@ export async function idempotentWrite(
     return { replay: false as const, status, body, location };
   });
 
-  if (outcome.replay) reply.header('Idempotent-Replayed', 'true');
+  if (outcome.replay) {
+    reply.header('Idempotent-Replayed', 'true');
+    idempotentReplays.inc({ route: req.routeOptions.url ?? path });
+  }
   if (outcome.location) reply.header('Location', outcome.location);
   if (outcome.status >= 400) reply.type('application/problem+json');
   return reply.code(outcome.status).send(outcome.body);

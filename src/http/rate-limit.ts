@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
+import { rateLimited } from '../metrics.ts';
 import { AppError } from './errors.ts';
 
 declare module 'fastify' {
@@ -36,6 +37,7 @@ export async function registerRateLimit(app: FastifyInstance, opts: { perMinute:
     reply.header('RateLimit-Policy', policy);
     reply.header('RateLimit', `"default";r=${r.remaining};t=${reset}`);
     if (r.isExceeded) {
+      rateLimited.inc({ limiter: 'api' });
       throw new AppError('rate_limited', `More than ${r.max} requests in ${WINDOW_SECONDS} s for this key.`, undefined, {
         'Retry-After': String(Math.max(1, reset)),
       });

@@ -7,6 +7,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { retentionPurged } from '../metrics.ts';
 
 export const PURGE_BATCH = 1000;
 
@@ -105,6 +106,7 @@ export async function purgeExpired(db: Database, steps: PurgeStep[], log: Logger
       for (;;) {
         const n = await step.purgeBatch(db, batch);
         counts[step.name] += n;
+        retentionPurged.inc({ table: step.name }, n);
         if (n < batch) break;
         await new Promise((resolve) => setImmediate(resolve)); // let requests in between batches (PGlite is one session)
       }

@@ -1,7 +1,7 @@
 // The operator (platform) API: onboarding and storefront intake, guarded by PLATFORM_ADMIN_TOKEN.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../http/errors.ts';
+import { bearerMatches } from '../http/tokens.ts';
 import { assertMerchant } from '../modules/merchants/service.ts';
 import catalog from './catalog.ts';
 import merchants from './merchants.ts';
@@ -9,15 +9,12 @@ import orders from './orders.ts';
 import requests from './requests.ts';
 import webhooks from './webhooks.ts';
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
 export const platformApi: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', async (req) => {
     const token = app.config.platformAdminToken;
     const unauthorized = (detail: string) => new AppError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer' });
     if (!token) throw unauthorized('The operator API is disabled: set PLATFORM_ADMIN_TOKEN to enable it.');
-    const m = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
-    if (!m || !timingSafeEqual(digest(m[1]), digest(token))) throw unauthorized('A valid operator token is required: "Authorization: Bearer <PLATFORM_ADMIN_TOKEN>".');
+    if (!bearerMatches(req.headers.authorization, token)) throw unauthorized('A valid operator token is required: "Authorization: Bearer <PLATFORM_ADMIN_TOKEN>".');
   });
   // Every route under /merchants/:m answers 404 for a merchant that does not exist.
   app.addHook('preHandler', async (req) => {

@@ -1,0 +1,42 @@
+// The access log: one process log line per request, written when the answer has gone: who
+// (merchant, key id — never a secret), what (method, route), the outcome (status, duration) and the
+// request id to find it again (request_id, bound to every line logged during the request). Health
+// checks and metric scrapes are logged at debug so they do not drown the rest. The same hook
+// records the request metrics. (The merchant-facing request log in the database is request-log.ts.)
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { httpRequestDuration, httpRequests } from '../metrics.ts';
+
+const QUIET = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The merchant a request acted for: its API key's, its portal session's, or the operator path's. */
+function merchantOf(req: FastifyRequest): string | null {
+  // The portal declares `session` on the request; read it structurally so http/ does not import portal/.
+  const session = (req as unknown as { session?: { merchantId?: string } | null }).session;
+  const params = req.params as { m?: string } | undefined;
+  return req.auth?.merchantId ?? session?.merchantId ?? params?.m ?? null;
+}
+
+export function registerAccessLog(app: FastifyInstance) {
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? null;
+    const status = reply.statusCode;
+    const seconds = reply.elapsedTime / 1000;
+    const labels = { method: req.method, route: route ?? 'unmatched', status: String(status) };
+    httpRequests.inc(labels);
+    httpRequestDuration.observe(labels, seconds);
+
+    const path = req.url.split('?')[0];
+    const line = {
+      method: req.method,
+      route,
+      path,
+      status,
+      duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+      merchant_id: merchantOf(req),
+      key_id: req.auth?.apiKeyId ?? null,
+    };
+    const msg = `${req.method} ${path} ${status} ${line.duration_ms} ms`;
+    if (QUIET.has(path)) req.log.debug(line, msg);
+    else req.log.info(line, msg);
+  });
+}
