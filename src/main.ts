@@ -14,7 +14,7 @@ import { webhookBacklog } from './events/backlog.ts';
 import { startWorker, type Worker } from './events/worker.ts';
 import { startRetention, type RetentionJob } from './maintenance/retention.ts';
 import { createLogger } from './logger.ts';
-import { observe, renderMetrics } from './metrics.ts';
+import { observe, poolUse, renderMetrics } from './metrics.ts';
 import { checkPortFree, checkPostgres, listenError } from './startup.ts';
 
 let log: Logger | null = null;
@@ -87,9 +87,7 @@ function observeDatabase(handle: DatabaseHandle) {
   const pool = handle.pool;
   observe({
     backlog: () => webhookBacklog(handle.db),
-    ...(pool
-      ? { pool: () => ({ inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }) }
-      : {}),
+    ...(pool ? { pool: () => poolUse(pool) } : {}),
   });
 }
 

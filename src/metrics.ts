@@ -75,6 +75,11 @@ export interface PoolUse {
   max: number;
 }
 
+/** Use of a pg.Pool (typed structurally: this file imports nothing of ours or of pg). */
+export function poolUse(pool: { totalCount: number; idleCount: number; waitingCount: number; options: { max?: number } }): PoolUse {
+  return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
+}
+
 let backlogSource: (() => Promise<Backlog>) | null = null;
 let poolSource: (() => PoolUse) | null = null;
 

@@ -11,6 +11,7 @@ import { pgliteDatabase, postgresDatabase, PGLITE_PARSERS, type DatabaseHandle }
 import { serverSecret } from '../src/db/migrate.ts';
 import fs from 'node:fs';
 import { preloadContract, responseViolations } from './contract.ts';
+import type { Logger } from 'pino';
 
 export const OPERATOR_TOKEN = 'test-operator-token';
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -93,10 +94,10 @@ export interface TestMerchant {
   op(method: string, path: string, body?: unknown): Promise<LightMyRequestResponse>;
 }
 
-export async function startTestApp(overrides: Partial<Config> = {}, database?: TestDatabase): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<Config> = {}, database?: TestDatabase, logger?: Logger): Promise<TestApp> {
   const db = database ?? (await testDatabase());
   const config = testConfig(overrides);
-  const app = await buildApp({ db: db.db, config, secret: await serverSecret(db.db, null), logger: false });
+  const app = await buildApp({ db: db.db, config, secret: await serverSecret(db.db, null), logger: logger ?? false });
   // Every answer of a documented route is checked against the published document (test/contract.ts).
   await preloadContract();
   const violations: string[] = [];

@@ -27,6 +27,10 @@ export const ApiKeyBody = Type.Object(
   strict,
 );
 
+export const MerchantBody = Type.Object({ name: Name, currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', maxLength: 3 })) }, strict);
+export const PortalUserBody = Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }), password: Type.String({ minLength: 8, maxLength: 200 }) }, strict);
+export const NamedBody = Type.Object({ name: Name }, strict);
+
 export const EndpointBody = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: 2048 }),
@@ -45,13 +49,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/merchants',
-    { schema: { operationId: 'createMerchant', summary: 'Create a merchant', tags, response: { 201: One(MerchantSchema, 'The merchant.'), ...problems(...OP_CREATE_MERCHANT) }, body: Type.Object({ name: Name, currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', maxLength: 3 })) }, strict) } },
+    { schema: { operationId: 'createMerchant', summary: 'Create a merchant', tags, response: { 201: One(MerchantSchema, 'The merchant.'), ...problems(...OP_CREATE_MERCHANT) }, body: MerchantBody } },
     async (req, reply) => created(reply, req.id, await createMerchant(app.db, req.body)),
   );
 
   app.post(
     '/merchants/:m/users',
-    { schema: { operationId: 'createPortalUser', summary: 'Create a portal user', tags, response: { 201: One(PortalUserSchema, 'The portal user.'), ...problems(...OP_WRITE) }, params: M, body: Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }), password: Type.String({ minLength: 8, maxLength: 200 }) }, strict) } },
+    { schema: { operationId: 'createPortalUser', summary: 'Create a portal user', tags, response: { 201: One(PortalUserSchema, 'The portal user.'), ...problems(...OP_WRITE) }, params: M, body: PortalUserBody } },
     async (req, reply) => created(reply, req.id, await createPortalUser(operatorCtx(req, req.params.m), req.body)),
   );
 
@@ -63,7 +67,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   for (const table of ['locations', 'vendors', 'tags'] as const) {
     app.post(
       `/merchants/:m/${table}`,
-      { schema: { operationId: named[table].operationId, summary: named[table].summary, tags, response: { 201: One(named[table].schema, named[table].answer), ...problems(...OP_WRITE) }, params: M, body: Type.Object({ name: Name }, strict) } },
+      { schema: { operationId: named[table].operationId, summary: named[table].summary, tags, response: { 201: One(named[table].schema, named[table].answer), ...problems(...OP_WRITE) }, params: M, body: NamedBody } },
       async (req, reply) => created(reply, req.id, await createNamed(operatorCtx(req, req.params.m), table, req.body.name)),
     );
   }
