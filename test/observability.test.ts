@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../src/events/worker.ts';
+import { startRetention, type RetentionJob } from '../src/maintenance/retention.ts';
 import { SCOPES } from '../src/http/scopes.ts';
 import { createLogger } from '../src/logger.ts';
 import { observe, poolUse } from '../src/metrics.ts';
@@ -26,6 +27,7 @@ const entries = () => lines.map((l) => JSON.parse(l));
 
 let t: TestApp;
 let worker: Worker;
+let retention: RetentionJob;
 let receiver: Receiver;
 
 /** Samples of the exposition text as { 'name{labels}': value }. */
@@ -53,10 +55,12 @@ beforeAll(async () => {
   const pool = t.database.pool;
   if (pool) observe({ pool: () => poolUse(pool) });
   worker = startWorker(t.database.db, t.config, log, { autoStart: false });
+  retention = startRetention(t.database.db, t.config, log, { autoStart: false });
   receiver = await startReceiver();
 });
 afterAll(async () => {
   await worker?.stop();
+  await retention?.stop();
   await receiver?.close();
   await t?.close();
 });
@@ -122,8 +126,9 @@ describe('a full flow, logged and measured', () => {
   });
 
   it('the worker drains the outbox: the backlog gauge falls to 0 and deliveries, latency and purges are counted', async () => {
-    // An idempotency record past its 48 h: the worker's retention purge removes it.
+    // An idempotency record past its 48 h: the worker role's retention job removes it.
     await t.database.db.updateTable('idempotency_keys').set({ created_at: sql`clock_timestamp() - interval '3 days'` }).where('merchant_id', '=', merchantId).execute();
+    expect((await retention.runNow()).idempotency_keys).toBe(1);
     await worker.tick();
     await receiver.waitFor(backlogAfterFlow);
     expect(await pendingInDb()).toBe(0);
