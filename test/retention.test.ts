@@ -115,8 +115,8 @@ describe('retention job', () => {
   });
 
   it('refuses settings that would break the contract', () => {
-    expect(() => loadConfig({ IDEMPOTENCY_RETENTION_HOURS: '23' })).toThrow('IDEMPOTENCY_RETENTION_HOURS must be at least 24, got "23"');
-    expect(() => loadConfig({ EVENT_RETENTION_DAYS: '0' })).toThrow('EVENT_RETENTION_DAYS must be at least 1, got "0"');
+    expect(() => loadConfig({ IDEMPOTENCY_RETENTION_HOURS: '23' })).toThrow('IDEMPOTENCY_RETENTION_HOURS must be at least 24, but it is "23": fix or unset it.');
+    expect(() => loadConfig({ EVENT_RETENTION_DAYS: '0' })).toThrow('EVENT_RETENTION_DAYS must be at least 1, but it is "0": fix or unset it.');
     expect(loadConfig({})).toMatchObject({ eventRetentionDays: 30, deliveryRetentionDays: 30, idempotencyRetentionHours: 48, retentionIntervalMs: 600_000 });
   });
 });

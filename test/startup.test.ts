@@ -18,7 +18,7 @@ interface Run {
 }
 
 /** Runs src/main.ts until it exits, or until `until` matches its stdout (then stops it with SIGTERM). */
-function run(env: Record<string, string>, until?: RegExp, deadlineMs = 60_000): Promise<Run> {
+function run(env: Record<string, string>, until?: RegExp, deadlineMs = 100_000): Promise<Run> {
   const child = spawn(process.execPath, ['src/main.ts'], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, SEED_DEMO: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,14 +54,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-// Database-independent, so it runs in the PGlite pass only; the failures run side by side.
+// Database-independent, so it runs in the PGlite pass only; the failures run side by side (each a
+// process start: generous deadlines for a loaded 2-core machine).
 describe.skipIf(onPostgres()).concurrent('start-up failures: one sentence naming the setting and what to do', () => {
   it('DATABASE_URL that is not a URL', async () => {
     expectOneSentence(
       await run({ DATABASE_URL: 'not a url' }),
       'DATABASE_URL is not a valid postgres URL: write it like postgres://user:password@host:5432/dbname, or unset it to use the embedded database under DATA_DIR.',
     );
-  });
+  }, 120_000);
 
   it('DATABASE_URL pointing where no server listens (the password is not echoed)', async () => {
     const port = await freePort();
@@ -69,7 +70,7 @@ describe.skipIf(onPostgres()).concurrent('start-up failures: one sentence naming
       await run({ DATABASE_URL: `postgres://app:hunter22@127.0.0.1:${port}/shop` }),
       `DATABASE_URL points at 127.0.0.1:${port}/shop, but nothing accepts connections there: start the server or fix DATABASE_URL (unset it to use the embedded database).`,
     );
-  });
+  }, 120_000);
 
   it('PORT already taken by another process, found before the database is touched', async () => {
     const blocker = net.createServer();
@@ -85,11 +86,11 @@ describe.skipIf(onPostgres()).concurrent('start-up failures: one sentence naming
     } finally {
       blocker.close();
     }
-  });
+  }, 120_000);
 
   it('PORT that is not a number', async () => {
     expectOneSentence(await run({ PORT: 'eighty' }), 'PORT must be a port number from 0 to 65535 (for example 3000), but it is "eighty": fix or unset it.');
-  });
+  }, 120_000);
 
   it('DATA_DIR that is a file, not a directory', async () => {
     const file = path.join(tmp, 'a-file');
@@ -98,12 +99,12 @@ describe.skipIf(onPostgres()).concurrent('start-up failures: one sentence naming
       await run({ PORT: '0', DATA_DIR: file }),
       `DATA_DIR ${file} is not a directory (a file is in the way): set DATA_DIR to a directory this user can write (or unset it for ./data), or set DATABASE_URL to use a PostgreSQL server.`,
     );
-  });
+  }, 120_000);
 
   it('a bad number or word in another setting', async () => {
     expectOneSentence(await run({ WEBHOOK_TIMEOUT_MS: '10s' }), 'WEBHOOK_TIMEOUT_MS must be a whole number (0 or more), but it is "10s": fix or unset it.');
     expectOneSentence(await run({ LOG_FORMAT: 'xml' }), 'LOG_FORMAT must be one of pretty, json, but it is "xml": fix or unset it.');
-  });
+  }, 120_000);
 });
 
 describe.skipIf(onPostgres())('every start prints where things are', () => {

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { CounterStore } from '../http/counters.ts';
 import { AppError } from '../http/errors.ts';
+import { rateLimited } from '../metrics.ts';
 
 export const SIGN_IN_LIMITS = {
   perEmailAndAddress: 5,
@@ -48,6 +49,7 @@ export function signInThrottle(store: CounterStore, limits = SIGN_IN_LIMITS) {
       ].filter((c) => c !== null);
       if (over.length) {
         const wait = Math.max(...over.map((c) => c.resetInMs));
+        rateLimited.inc({ limiter: 'portal_sign_in' });
         throw new AppError('rate_limited', 'Too many failed sign-ins. Try again later.', undefined, { 'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))) });
       }
     },
