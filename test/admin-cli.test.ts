@@ -81,7 +81,7 @@ describe('operator CLI', () => {
     const reset = await adminJson('reset-password', '--email', 'ops@cli.test');
     expect(reset).toEqual({ id: user.id, email: 'ops@cli.test', merchant_id: merchant.id, sessions_ended: 1, password: expect.stringMatching(/^[\w-]{16}$/) });
     await withApp(async (t) => {
-      expect((await t.app.inject({ method: 'GET', url: '/portal/api/session', headers: { cookie } })).statusCode).toBe(401);
+      expect((await t.app.inject({ method: 'GET', url: '/portal/api/api-keys', headers: { cookie } })).statusCode).toBe(401); // the session ended
       expect((await login(t, 'ops@cli.test', user.password)).statusCode).toBe(401);
       expect((await login(t, 'ops@cli.test', reset.password)).statusCode).toBe(200);
     });
