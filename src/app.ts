@@ -13,7 +13,7 @@ import { registerAccessLog } from './http/access-log.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { bearerMatches } from './http/tokens.ts';
 import { webhookBacklog } from './events/backlog.ts';
-import { observe, renderMetrics } from './metrics.ts';
+import { renderMetrics, type PoolLike } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
@@ -52,6 +52,8 @@ export interface AppOptions {
   db: Database;
   config: Config;
   secret: string;
+  /** PostgreSQL: the pool behind db, whose use /metrics reports. */
+  pool?: PoolLike;
   /** A pino logger to share, or false for none (tests). */
   logger?: Logger | false;
 }
@@ -117,7 +119,6 @@ export async function buildApp(opts: AppOptions) {
   });
 
   registerAccessLog(app);
-  observe({ backlog: () => webhookBacklog(opts.db) });
 
   const counters = openCounters({ redisUrl: opts.config.redisUrl, keyPrefix: opts.config.redisKeyPrefix });
   app.decorate('counters', counters.store);
@@ -141,7 +142,7 @@ export async function buildApp(opts: AppOptions) {
     if (!bearerMatches(req.headers.authorization, token)) {
       throw new AppError('unauthorized', 'Send "Authorization: Bearer <METRICS_TOKEN>".', undefined, { 'WWW-Authenticate': 'Bearer' });
     }
-    const { contentType, body } = await renderMetrics();
+    const { contentType, body } = await renderMetrics({ backlog: () => webhookBacklog(opts.db), pool: opts.pool });
     return reply.type(contentType).send(body);
   });
 

@@ -14,7 +14,7 @@ import { webhookBacklog } from './events/backlog.ts';
 import { startWorker, type Worker } from './events/worker.ts';
 import { startRetention, type RetentionJob } from './maintenance/retention.ts';
 import { createLogger } from './logger.ts';
-import { observe, poolUse, renderMetrics } from './metrics.ts';
+import { renderMetrics } from './metrics.ts';
 import { checkPortFree, checkPostgres, listenError } from './startup.ts';
 
 let log: Logger | null = null;
@@ -63,9 +63,8 @@ async function main() {
   let demo: DemoCredentials | null = null;
   if (config.seedDemo && (await isNewDatabase(handle.db))) demo = await seedDemo(handle.db);
   const secret = await serverSecret(handle.db, config.secretKey);
-  observeDatabase(handle);
 
-  app = config.roles.includes('api') ? await buildApp({ db: handle.db, config, secret, logger: log }) : null;
+  app = config.roles.includes('api') ? await buildApp({ db: handle.db, pool: handle.pool, config, secret, logger: log }) : null;
   if (app) {
     try {
       await app.listen({ port: config.port, host: config.host });
@@ -73,7 +72,7 @@ async function main() {
       throw listenError(err, 'PORT', config.port, config.host);
     }
   }
-  metricsServer = config.metricsPort !== null ? await serveMetrics(config.metricsPort, config.host) : null;
+  metricsServer = config.metricsPort !== null ? await serveMetrics(handle, config.metricsPort, config.host) : null;
   worker = config.roles.includes('worker') ? startWorker(handle.db, config, log) : null;
   retention = config.roles.includes('worker') ? startRetention(handle.db, config, log) : null;
 
@@ -83,23 +82,15 @@ async function main() {
   printUrls(config, baseUrl(config, port), handle, log, metricsServer);
 }
 
-function observeDatabase(handle: DatabaseHandle) {
-  const pool = handle.pool;
-  observe({
-    backlog: () => webhookBacklog(handle.db),
-    ...(pool ? { pool: () => poolUse(pool) } : {}),
-  });
-}
-
 /** METRICS_PORT: /metrics without a token, for a scraper on the private network (any role). */
-async function serveMetrics(port: number, host: string): Promise<http.Server> {
+async function serveMetrics(handle: DatabaseHandle, port: number, host: string): Promise<http.Server> {
   const server = http.createServer(async (req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Only GET /metrics is served here.\n');
       return;
     }
     try {
-      const { contentType, body } = await renderMetrics();
+      const { contentType, body } = await renderMetrics({ backlog: () => webhookBacklog(handle.db), pool: handle.pool });
       res.writeHead(200, { 'content-type': contentType }).end(body);
     } catch (err) {
       log?.error({ err }, 'metrics scrape failed');

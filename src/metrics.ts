@@ -1,7 +1,7 @@
 // Prometheus metrics (prom-client), one registry per process. Counters and histograms are updated
 // where things happen (http/, events/); the webhook backlog and the database pool are read when
-// scraped, from sources the process registers (observe()). This file imports nothing of ours, so
-// every layer may use it.
+// scraped, from the database of the app or process that serves the scrape. This file imports
+// nothing of ours, so every layer may use it.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const registry = new Registry();
@@ -75,18 +75,16 @@ export interface PoolUse {
   max: number;
 }
 
-/** Use of a pg.Pool (typed structurally: this file imports nothing of ours or of pg). */
-export function poolUse(pool: { totalCount: number; idleCount: number; waitingCount: number; options: { max?: number } }): PoolUse {
-  return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
+/** A pg.Pool, typed structurally (this file imports nothing of ours or of pg). */
+export interface PoolLike {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options: { max?: number };
 }
 
-let backlogSource: (() => Promise<Backlog>) | null = null;
-let poolSource: (() => PoolUse) | null = null;
-
-/** Register where scrape-time values come from (the process's database). */
-export function observe(sources: { backlog?: () => Promise<Backlog>; pool?: () => PoolUse }) {
-  if (sources.backlog) backlogSource = sources.backlog;
-  if (sources.pool) poolSource = sources.pool;
+export function poolUse(pool: PoolLike): PoolUse {
+  return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
 }
 
 const backlogGauges = {
@@ -109,27 +107,28 @@ const poolGauge = new Gauge({
   help: 'PostgreSQL connection pool: connections in use, idle, requests waiting for one, and the pool size (max).',
   labelNames: ['state'] as const,
   registers: [registry],
-  collect() {
-    if (!poolSource) return;
-    const p = poolSource();
-    this.set({ state: 'in_use' }, p.inUse);
-    this.set({ state: 'idle' }, p.idle);
-    this.set({ state: 'waiting' }, p.waiting);
-    this.set({ state: 'max' }, p.max);
-  },
 });
-void poolGauge;
 
-/** The text exposition of every metric, with the backlog read now. */
-export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
-  if (backlogSource) {
+/**
+ * The text exposition of every metric. The caller names its own database: the backlog is read
+ * now, and the pool's use (PostgreSQL) taken now.
+ */
+export async function renderMetrics(sources: { backlog?: () => Promise<Backlog>; pool?: PoolLike }): Promise<{ contentType: string; body: string }> {
+  if (sources.backlog) {
     try {
-      const b = await backlogSource();
+      const b = await sources.backlog();
       for (const k of Object.keys(backlogGauges) as (keyof Backlog)[]) backlogGauges[k].set(b[k]);
     } catch {
       // Database unreachable: NaN (unknown) rather than a stale or reassuring number.
       for (const g of Object.values(backlogGauges)) g.set(Number.NaN);
     }
+  }
+  if (sources.pool) {
+    const p = poolUse(sources.pool);
+    poolGauge.set({ state: 'in_use' }, p.inUse);
+    poolGauge.set({ state: 'idle' }, p.idle);
+    poolGauge.set({ state: 'waiting' }, p.waiting);
+    poolGauge.set({ state: 'max' }, p.max);
   }
   return { contentType: registry.contentType, body: await registry.metrics() };
 }

@@ -97,7 +97,7 @@ export interface TestMerchant {
 export async function startTestApp(overrides: Partial<Config> = {}, database?: TestDatabase, logger?: Logger): Promise<TestApp> {
   const db = database ?? (await testDatabase());
   const config = testConfig(overrides);
-  const app = await buildApp({ db: db.db, config, secret: await serverSecret(db.db, null), logger: logger ?? false });
+  const app = await buildApp({ db: db.db, config, secret: await serverSecret(db.db, null), pool: db.pool, logger: logger ?? false });
   // Every answer of a documented route is checked against the published document (test/contract.ts).
   await preloadContract();
   const violations: string[] = [];

@@ -7,7 +7,6 @@ import { startWorker, type Worker } from '../src/events/worker.ts';
 import { startRetention, type RetentionJob } from '../src/maintenance/retention.ts';
 import { SCOPES } from '../src/http/scopes.ts';
 import { createLogger } from '../src/logger.ts';
-import { observe, poolUse } from '../src/metrics.ts';
 import { addStock, makeProduct, placeOrder } from './fixtures.ts';
 import { json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
@@ -52,8 +51,6 @@ async function pendingInDb(): Promise<number> {
 beforeAll(async () => {
   const log = createLogger({ level: 'debug', format: 'json' }, sink);
   t = await startTestApp({ metricsToken: METRICS_TOKEN, rateLimitPerMinute: 30, webhookRetrySchedule: [1] }, undefined, log);
-  const pool = t.database.pool;
-  if (pool) observe({ pool: () => poolUse(pool) });
   worker = startWorker(t.database.db, t.config, log, { autoStart: false });
   retention = startRetention(t.database.db, t.config, log, { autoStart: false });
   receiver = await startReceiver();
