@@ -85,7 +85,7 @@ describe('operator CLI', () => {
       expect((await login(t, 'ops@cli.test', user.password)).statusCode).toBe(401);
       expect((await login(t, 'ops@cli.test', reset.password)).statusCode).toBe(200);
     });
-  }, 120_000);
+  }, 240_000 /* eight CLI processes, each opening the embedded database */);
 
   it('says what is wrong in plain words, never with a stack trace', async () => {
     expect(await admin('create-user', '--merchant', merchant.id, '--email', 'not-an-email', '--password', 'short')).toEqual({
