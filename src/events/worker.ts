@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { eventEnvelope } from './envelope.ts';
+import { eventEnvelope, type StoredEvent } from './envelope.ts';
 import { webhookAttempts, webhookLatency } from '../metrics.ts';
 import { signatureHeader } from './signer.ts';
 import { createTransport, type PostResult } from './transport.ts';
@@ -25,18 +25,8 @@ export interface Worker {
   tick(): Promise<number>;
 }
 
-/** The event as posted. */
-export interface OutgoingEvent {
-  id: string;
-  type: string;
-  created_at: Date;
-  merchant_id: string;
-  location_id: string | null;
-  payload: unknown;
-  /** The event's feed position (src/events/envelope.ts). */
-  position_xid: string;
-  seq: string;
-}
+/** The event as posted: the stored row (src/events/envelope.ts). */
+export type OutgoingEvent = StoredEvent;
 
 /** What of the endpoint a post needs. */
 export interface TargetEndpoint {
