@@ -1,15 +1,14 @@
 // The request context every service function takes first.
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
+import type { Scope } from '../db/scope.ts';
 import { AppError } from './errors.ts';
 
-export interface Ctx {
+/** A request's scope (src/db/scope.ts: merchant and visible locations) with the handle to run on. */
+export interface Ctx extends Scope {
   db: Database;
-  merchantId: string;
   /** The API key making the request (null for the operator API and the portal). */
   apiKeyId: string | null;
-  /** Locations the caller may see; null means all of the merchant's locations. */
-  locationIds: string[] | null;
 }
 
 export interface AuthInfo {
@@ -28,7 +27,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Scope an integration route needs. */
     scope?: string;
-    /** The route applies Idempotency-Key itself (and so handles its own validation errors). */
+    /** Set only by idempotentRoute (src/http/idempotency.ts): validation errors are answered and stored there. */
     idempotent?: boolean;
   }
 }
@@ -47,8 +46,4 @@ export function requireScope(req: FastifyRequest, scope: string): void {
   if (!req.auth?.scopes.has(scope)) {
     throw new AppError('insufficient_scope', `This request needs the scope "${scope}".`);
   }
-}
-
-export function canSeeLocation(ctx: Pick<Ctx, 'locationIds'>, locationId: string): boolean {
-  return ctx.locationIds === null || ctx.locationIds.includes(locationId);
 }

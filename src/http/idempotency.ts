@@ -1,11 +1,16 @@
-// Idempotency-Key (contract §5), one mechanism for every write that supports it. The record
-// commits in the write's own transaction; a concurrent duplicate is detected with a try-lock, so
-// it never waits behind the first request's transaction.
+// Idempotency-Key (contract §5), one mechanism for every write that supports it. A route becomes
+// idempotent in one way only: it is registered with `idempotentRoute`, which sets the route flag
+// (validation errors are then answered and stored here, not by app.ts), documents the header and
+// runs the write under the key. The record commits in the write's own transaction; a concurrent
+// duplicate is detected with a try-lock, so it never waits behind the first request's transaction.
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
+import { Type, type Static, type TSchema } from 'typebox';
 import type { Database } from '../db/database.ts';
 import { idempotentReplays } from '../metrics.ts';
+import { ctxOf, type Ctx } from './context.ts';
 import { AppError, problem } from './errors.ts';
 import { canonicalJson } from './serialize.ts';
 import { validationProblem } from './validation.ts';
@@ -13,7 +18,47 @@ import { validationProblem } from './validation.ts';
 export interface WriteResult {
   status: number;
   data: unknown;
+  /** Path of the created resource, relative to the API's prefix (`/fulfillments/<id>`). */
   location?: string;
+}
+
+/** The Idempotency-Key request header (the document shares it as one parameter). */
+export const IdempotencyHeader = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ maxLength: 257, description: '1..255 printable ASCII; the same key and payload replays the stored answer.' })),
+});
+
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+type StaticOr<S, Otherwise> = S extends TSchema ? Static<S> : Otherwise;
+
+/**
+ * An integration write that supports Idempotency-Key. `write` runs in the write's transaction
+ * (`ctx.db` is it) with the validated body and params; what it returns, or the AppError it throws
+ * with a storable status, is answered and kept for replays.
+ */
+export function idempotentRoute<S extends FastifySchema & { body: TSchema }>(
+  app: TypeBoxApp,
+  method: 'POST' | 'PUT' | 'PATCH',
+  path: string,
+  options: { scope: string; schema: S },
+  write: (ctx: Ctx, input: { body: Static<S['body']>; params: StaticOr<S['params'], Record<string, never>> }) => Promise<WriteResult>,
+): void {
+  // Registered with the plain schema type: the body and params reach `write` typed from S, once
+  // the schema has validated them (or never, when it has not: see idempotentWrite).
+  const schema: FastifySchema = { ...options.schema, headers: IdempotencyHeader };
+  app.route({
+    method,
+    url: path,
+    config: { scope: options.scope, idempotent: true },
+    schema,
+    handler: async (req, reply) => {
+      const ctx = ctxOf(req);
+      const input = { body: req.body, params: req.params } as Parameters<typeof write>[1];
+      await idempotentWrite(req, reply, ctx.merchantId, async (trx) => {
+        const result = await write({ ...ctx, db: trx }, input);
+        return result.location ? { ...result, location: `${app.prefix}${result.location}` } : result;
+      });
+    },
+  });
 }
 
 function parseKey(raw: string | string[] | undefined): string | null {
@@ -33,7 +78,7 @@ const STORED_STATUSES = (status: number) => status < 500 && status !== 401 && st
  * Run a write under the request's Idempotency-Key (when sent). `write` gets the transaction to
  * use; its AppErrors with a storable status are answered and stored like successes.
  */
-export async function idempotentWrite(
+async function idempotentWrite(
   req: FastifyRequest,
   reply: FastifyReply,
   merchantId: string,

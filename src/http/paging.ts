@@ -1,8 +1,14 @@
-// Keyset paging over (updated_at, id). Cursors are opaque, bound to the filters they were made
-// for, and signed so a tampered one is refused rather than silently misread.
+// Keyset paging over (updated_at, id), the one home of every list's paging:
+//   - listRoute registers a list route: page request from the query, the `{data, request_id, meta}` envelope;
+//   - readPage runs a list's query with the standard tail (cursor, updated_after, order, limit + 1)
+//     and cuts the page (or keysetPage + finishPage when the rows are read in two steps).
+// Cursors are opaque, bound to the route and the filters they were made for, and signed so a
+// tampered one is refused rather than silently misread.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyContextConfig, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { Type } from 'typebox';
+import { Type, type Static, type TObject } from 'typebox';
 import { AppError } from './errors.ts';
 import { canonicalJson } from './serialize.ts';
 
@@ -115,9 +121,43 @@ export function finishPage<T extends { updated_at: Date; id: string }>(page: Pag
  * The standard list tail: rows after the cursor (and after `updated_after`, strict), ordered by
  * (updated_at, id), one more than the page so finishPage can tell whether another page exists.
  */
+// Any select over any tables: the tail only adds conditions on `table`'s updated_at and id.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function keysetPage<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, table: string, page: PageRequest, updatedAfter?: string): QB {
+type AnySelect = SelectQueryBuilder<any, any, any>;
+export function keysetPage<QB extends AnySelect>(qb: QB, table: string, page: PageRequest, updatedAfter?: string): QB {
   let q = qb.where(afterPosition(table, page.after));
   if (updatedAfter) q = q.where(sql.ref(`${table}.updated_at`), '>', new Date(updatedAfter));
   return q.orderBy(sql.ref(`${table}.updated_at`)).orderBy(sql.ref(`${table}.id`)).limit(page.limit + 1) as QB;
+}
+
+/** A list's page in one call: the query with the standard tail, executed and cut. */
+export async function readPage<QB extends AnySelect>(qb: QB, table: string, page: PageRequest, updatedAfter?: string) {
+  const rows = (await keysetPage(qb, table, page, updatedAfter).execute()) as Awaited<ReturnType<QB['execute']>>;
+  return finishPage(page, rows);
+}
+
+export interface Page<T> {
+  items: T[];
+  meta: { limit: number; next_cursor: string | null };
+}
+
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/**
+ * A list route: GET `path` whose querystring carries `limit`, `cursor` (and its filters). The page
+ * request is made from the query (the cursor bound to this route, its path parameters and filters),
+ * `list` reads the page, and the answer is the list envelope `{ data, request_id, meta }`.
+ */
+export function listRoute<Q extends TObject, T>(
+  app: TypeBoxApp,
+  path: string,
+  options: { config?: FastifyContextConfig; schema: FastifySchema & { querystring: Q } },
+  list: (req: FastifyRequest, page: PageRequest, query: Static<Q>) => Promise<Page<T>>,
+): void {
+  app.get(path, options, async (req) => {
+    const query = req.query as Static<Q> & { limit?: number; cursor?: string };
+    const route = `${req.routeOptions.url}|${canonicalJson(req.params ?? {})}`;
+    const { items, meta } = await list(req, pageRequest(app.secret, route, query), query);
+    return { data: items, request_id: req.id, meta };
+  });
 }

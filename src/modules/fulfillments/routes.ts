@@ -2,17 +2,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ctxOf } from '../../http/context.ts';
-import { idempotentWrite } from '../../http/idempotency.ts';
+import { idempotentRoute } from '../../http/idempotency.ts';
 import { PageQuery, pageRequest } from '../../http/paging.ts';
 import { Enum, GET_ERRORS, IDEMPOTENT_ERRORS, IdParams, LIST_ERRORS, Many, Nullable, One, Timestamp, Uuid, component, problems } from '../../http/schemas.ts';
 import { attachTracking, createFulfillment, getFulfillment, listFulfillments } from './service.ts';
 
 const Text = Nullable(Type.String());
 const Label = Type.String({ minLength: 1, maxLength: 255 });
-const IdempotencyHeader = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ maxLength: 257, description: '1..255 printable ASCII; the same key and payload replays the stored answer.' })),
-});
-
 export const FulfillmentSchema = component('Fulfillment', Type.Object({
   id: Uuid(),
   merchant_order_id: Uuid(),
@@ -95,54 +91,37 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => ({ data: await getFulfillment(ctxOf(req), req.params.id), request_id: req.id }),
   );
 
-  app.post(
-    '/fulfillments',
-    {
-      config: { scope: 'fulfillments.create', idempotent: true },
+  idempotentRoute(app, 'POST', '/fulfillments', {
+      scope: 'fulfillments.create',
       schema: {
         operationId: 'createFulfillment',
         tags: ['Fulfillments'],
         summary: 'Create a fulfillment',
         description:
           'Fulfils items of an open order: quantities leave on_hand and committed at the order\'s location, and the order closes when every item is fulfilled. A quantity above what is still fulfillable is 422 naming the item (several entries for one item count together); an order that is not open is 409 `invalid_state`. Supports `Idempotency-Key`.',
-        headers: IdempotencyHeader,
         body: CreateBody,
         response: { 201: One(FulfillmentSchema, 'The fulfillment created (or, with `Idempotent-Replayed: true`, the stored answer).'), ...problems(...IDEMPOTENT_ERRORS, 'invalid_state') },
       },
     },
-    async (req, reply) => {
-      const ctx = ctxOf(req);
-      const sent = await idempotentWrite(req, reply, ctx.merchantId, async (trx) => {
-        const data = await createFulfillment({ ...ctx, db: trx }, req.body);
-        return { status: 201, data, location: `/api/integrations/v1/fulfillments/${data.id}` };
-      });
-      return sent as never;
+    async (ctx, { body }) => {
+      const data = await createFulfillment(ctx, body);
+      return { status: 201, data, location: `/fulfillments/${data.id}` };
     },
   );
 
-  app.post(
-    '/fulfillments/:id/tracking',
-    {
-      config: { scope: 'fulfillments.tracking.write', idempotent: true },
+  idempotentRoute(app, 'POST', '/fulfillments/:id/tracking', {
+      scope: 'fulfillments.tracking.write',
       schema: {
         operationId: 'attachTracking',
         tags: ['Fulfillments'],
         summary: 'Attach or replace tracking',
         description: 'Sets the tracking (replacing any earlier one) and marks the fulfillment shipped. A cancelled fulfillment is 409 `invalid_state`. Supports `Idempotency-Key`.',
-        headers: IdempotencyHeader,
         params: IdParams,
         body: TrackingBody,
         response: { 200: One(FulfillmentSchema, 'The fulfillment, now shipped (or, with `Idempotent-Replayed: true`, the stored answer).'), ...problems(...IDEMPOTENT_ERRORS, 'not_found', 'invalid_state') },
       },
     },
-    async (req, reply) => {
-      const ctx = ctxOf(req);
-      const sent = await idempotentWrite(req, reply, ctx.merchantId, async (trx) => ({
-        status: 200,
-        data: await attachTracking({ ...ctx, db: trx }, req.params.id, req.body),
-      }));
-      return sent as never;
-    },
+    async (ctx, { body, params }) => ({ status: 200, data: await attachTracking(ctx, params.id, body) }),
   );
 };
 

@@ -1,7 +1,8 @@
 // Fulfillments: written back by the warehouse against open orders; tracking makes them shipped.
 import { inTransaction } from '../../db/database.ts';
 import { emitEvent } from '../../events/outbox.ts';
-import { canSeeLocation, type Ctx } from '../../http/context.ts';
+import { canSeeLocation } from '../../db/scope.ts';
+import type { Ctx } from '../../http/context.ts';
 import { AppError, invalid, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import { finishPage, type PageRequest } from '../../http/paging.ts';
 import { existingVariants, inStableOrder, moveStock } from '../inventory/queries.ts';

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ctxOf } from '../../http/context.ts';
-import { idempotentWrite } from '../../http/idempotency.ts';
+import { idempotentRoute } from '../../http/idempotency.ts';
 import { PageQuery, pageRequest } from '../../http/paging.ts';
 import { IDEMPOTENT_ERRORS, LIST_ERRORS, Many, Nullable, RequestId, Timestamp, Uuid, component, problems } from '../../http/schemas.ts';
 import { adjustInventory, listInventory } from './service.ts';
@@ -69,17 +69,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(
-    '/inventory/adjustments',
-    {
-      config: { scope: 'inventory.adjust', idempotent: true },
+  idempotentRoute(app, 'POST', '/inventory/adjustments', {
+      scope: 'inventory.adjust',
       schema: {
         operationId: 'adjustInventory',
         tags: ['Inventory'],
         summary: 'Apply inventory adjustments',
         description:
           'Changes on_hand by each row\'s signed `adjustment`, atomically: if any row names an unknown or ambiguous SKU, an unknown variant or location, or would leave on_hand negative, nothing is applied (422 naming the rows). A location outside the key\'s locations refuses the batch (403 `location_forbidden`). Answers the resulting rows in request order. Supports `Idempotency-Key`.',
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 257, description: 'Replays the stored answer for the same key and payload.' })) }),
         body: AdjustmentBody,
         response: {
           200: component('InventoryAdjustmentResult', Type.Object({ data: Type.Array(InventoryRowSchema), request_id: RequestId }, { description: 'The resulting inventory rows, in request order (or, with `Idempotent-Replayed: true`, the stored answer).' })),
@@ -87,14 +84,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (req, reply) => {
-      const ctx = ctxOf(req);
-      const sent = await idempotentWrite(req, reply, ctx.merchantId, async (trx) => ({
-        status: 200,
-        data: await adjustInventory({ ...ctx, db: trx }, req.body.adjustments),
-      }));
-      return sent as never;
-    },
+    async (ctx, { body }) => ({ status: 200, data: await adjustInventory(ctx, body.adjustments) }),
   );
 };
 

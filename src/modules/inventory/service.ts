@@ -1,7 +1,8 @@
 // Inventory: list rows, apply adjustment batches (all or nothing), and announce changed rows.
 import { inTransaction, type Database } from '../../db/database.ts';
 import { emitEvent } from '../../events/outbox.ts';
-import { canSeeLocation, type Ctx } from '../../http/context.ts';
+import { canSeeLocation } from '../../db/scope.ts';
+import type { Ctx } from '../../http/context.ts';
 import { AppError, invalid, invalidFields, type FieldError } from '../../http/errors.ts';
 import { finishPage, type PageRequest } from '../../http/paging.ts';
 import {

@@ -2,7 +2,8 @@
 import { sql, type Insertable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { OrderLineItemsTable, OrdersTable } from '../../db/schema.ts';
-import { afterPosition, type PageRequest } from '../../http/paging.ts';
+import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
+import { readPage, type PageRequest } from '../../http/paging.ts';
 import { iso, money } from '../../http/serialize.ts';
 import { NO_ID } from '../inventory/queries.ts';
 
@@ -114,13 +115,15 @@ export interface OrderFilters {
 }
 
 /** One page of order positions, limited to the caller's locations. */
-export async function selectOrderPage(db: Database, merchantId: string, locationIds: string[] | null, page: PageRequest, f: OrderFilters) {
-  let q = db.selectFrom('orders').select(['id', 'updated_at']).where('merchant_id', '=', merchantId).where(afterPosition('orders', page.after));
-  if (locationIds) q = q.where('fulfillment_location_id', 'in', locationIds.length ? locationIds : [NO_ID]);
+export function selectOrderPage(db: Database, scope: Scope, page: PageRequest, f: OrderFilters) {
+  let q = db
+    .selectFrom('orders')
+    .select(['id', 'updated_at'])
+    .where(ofMerchant('orders', scope))
+    .where(atVisibleLocation('orders.fulfillment_location_id', scope));
   if (f.status) q = q.where('status', '=', f.status);
   if (f.created_after) q = q.where('created_at', '>', new Date(f.created_after));
-  if (f.updated_after) q = q.where('updated_at', '>', new Date(f.updated_after));
-  return q.orderBy('updated_at').orderBy('id').limit(page.limit + 1).execute();
+  return readPage(q, 'orders', page, f.updated_after);
 }
 
 /** The order's status without taking its lock (what a request finds when it arrives). */

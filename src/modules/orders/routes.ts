@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ctxOf } from '../../http/context.ts';
-import { PageQuery, pageRequest } from '../../http/paging.ts';
+import { listRoute, PageQuery } from '../../http/paging.ts';
 import { Enum, GET_ERRORS, IdParams, LIST_ERRORS, Many, Nullable, One, Timestamp, Uuid, component, problems } from '../../http/schemas.ts';
 import { getOrder, listOrders } from './service.ts';
 
@@ -66,7 +66,8 @@ const ListQuery = Type.Object(
 );
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
+  listRoute(
+    app,
     '/orders',
     {
       config: { scope: 'orders.read' },
@@ -79,11 +80,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Many(OrderSchema, 'A page of orders.'), ...problems(...LIST_ERRORS) },
       },
     },
-    async (req) => {
-      const page = pageRequest(app.secret, '/orders', req.query);
-      const { items, meta } = await listOrders(ctxOf(req), page, req.query);
-      return { data: items, request_id: req.id, meta };
-    },
+    (req, page, query) => listOrders(ctxOf(req), page, query),
   );
 
   app.get(

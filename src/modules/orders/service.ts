@@ -1,9 +1,10 @@
 // Orders: storefront intake (numbering, snapshots, committing stock), cancellation, and reads.
 import { inTransaction } from '../../db/database.ts';
 import { emitEvent } from '../../events/outbox.ts';
-import { canSeeLocation, type Ctx } from '../../http/context.ts';
+import { canSeeLocation } from '../../db/scope.ts';
+import type { Ctx } from '../../http/context.ts';
 import { AppError, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
-import { finishPage, type PageRequest } from '../../http/paging.ts';
+import type { PageRequest } from '../../http/paging.ts';
 import { existingVariants, knownLocations, inStableOrder, moveStock } from '../inventory/queries.ts';
 import { emitInventoryUpdated } from '../inventory/service.ts';
 import { cancelFulfillments, loadFulfillments, pendingFulfillments } from '../fulfillments/queries.ts';
@@ -191,8 +192,7 @@ export async function cancelOrder(ctx: Ctx, orderId: string): Promise<Order> {
 }
 
 export async function listOrders(ctx: Ctx, page: PageRequest, filters: OrderFilters) {
-  const rows = await selectOrderPage(ctx.db, ctx.merchantId, ctx.locationIds, page, filters);
-  const { items, meta } = finishPage(page, rows);
+  const { items, meta } = await selectOrderPage(ctx.db, ctx, page, filters);
   return { items: await loadOrders(ctx.db, ctx.merchantId, items.map((r) => r.id)), meta };
 }
 

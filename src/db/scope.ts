@@ -1,0 +1,38 @@
+// Whose rows a statement may touch. Every query function takes a Scope first (after the database
+// handle), so it cannot be called without a merchant; the two rules below are the only places that
+// turn a scope into SQL or into a decision:
+//   - the merchant filter: every statement on a merchant's table carries `ofMerchant(table, scope)`;
+//   - the location rule: a key restricted to some locations sees only rows at those locations.
+// Both are used by every list, get, write check, presenter and the webhook narrowing.
+import { sql, type Expression, type SqlBool } from 'kysely';
+
+export interface Scope {
+  readonly merchantId: string;
+  /** Locations the caller may see; null means all of the merchant's locations. */
+  readonly locationIds: string[] | null;
+}
+
+/** A scope that sees every location of the merchant (operator API, portal, worker, seed). */
+export const merchantScope = (merchantId: string): Scope => ({ merchantId, locationIds: null });
+
+/** The merchant filter: `<table>.merchant_id = <the scope's merchant>`. */
+export function ofMerchant(table: string, scope: Pick<Scope, 'merchantId'>): Expression<SqlBool> {
+  return sql<boolean>`${sql.ref(`${table}.merchant_id`)} = ${scope.merchantId}`;
+}
+
+/** The location rule in SQL: `column` (e.g. `orders.fulfillment_location_id`) names a location the scope may see. */
+export function atVisibleLocation(column: string, scope: Pick<Scope, 'locationIds'>): Expression<SqlBool> {
+  if (scope.locationIds === null) return sql<boolean>`true`;
+  if (scope.locationIds.length === 0) return sql<boolean>`false`;
+  return sql<boolean>`${sql.ref(column)} in (${sql.join(scope.locationIds)})`;
+}
+
+/** The location rule in code: may the scope see a row at `locationId`? */
+export function canSeeLocation(scope: Pick<Scope, 'locationIds'>, locationId: string): boolean {
+  return scope.locationIds === null || scope.locationIds.includes(locationId);
+}
+
+/** The location rule over rows already read (presenters, the webhook narrowing). */
+export function visibleAt<T>(scope: Pick<Scope, 'locationIds'>, rows: readonly T[], locationOf: (row: T) => string): T[] {
+  return scope.locationIds === null ? [...rows] : rows.filter((row) => canSeeLocation(scope, locationOf(row)));
+}
