@@ -7,55 +7,45 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'mia_' });
 
-export const httpRequests = new Counter({
-  name: 'mia_http_requests_total',
-  help: 'HTTP requests answered, by method, route template and status.',
-  labelNames: ['method', 'route', 'status'] as const,
-  registers: [registry],
-});
+const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+  new Counter<L>({ name, help, labelNames, registers: [registry] });
+const histogram = <L extends string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []) =>
+  new Histogram<L>({ name, help, buckets, labelNames, registers: [registry] });
 
-export const httpRequestDuration = new Histogram({
-  name: 'mia_http_request_duration_seconds',
-  help: 'Time from receiving a request to sending its answer, by method, route template and status.',
-  labelNames: ['method', 'route', 'status'] as const,
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [registry],
-});
+export const httpRequests = counter('mia_http_requests_total', 'HTTP requests answered, by method, route template and status.', ['method', 'route', 'status']);
 
-export const rateLimited = new Counter({
-  name: 'mia_rate_limited_total',
-  help: 'Requests refused with 429: limiter "api" (per key or client address) or "portal_sign_in" (failed sign-ins).',
-  labelNames: ['limiter'] as const,
-  registers: [registry],
-});
+export const httpRequestDuration = histogram(
+  'mia_http_request_duration_seconds',
+  'Time from receiving a request to sending its answer, by method, route template and status.',
+  [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  ['method', 'route', 'status'],
+);
 
-export const idempotentReplays = new Counter({
-  name: 'mia_idempotent_replays_total',
-  help: 'Writes answered from a stored Idempotency-Key result instead of being applied again, by route.',
-  labelNames: ['route'] as const,
-  registers: [registry],
-});
+export const rateLimited = counter(
+  'mia_rate_limited_total',
+  'Requests refused with 429: limiter "api" (per key or client address) or "portal_sign_in" (failed sign-ins).',
+  ['limiter'],
+);
 
-export const webhookAttempts = new Counter({
-  name: 'mia_webhook_delivery_attempts_total',
-  help: 'Webhook delivery attempts by outcome: delivered (2xx), retrying (will be tried again), failed (gave up or 410 Gone).',
-  labelNames: ['outcome'] as const,
-  registers: [registry],
-});
+export const idempotentReplays = counter(
+  'mia_idempotent_replays_total',
+  'Writes answered from a stored Idempotency-Key result instead of being applied again, by route.',
+  ['route'],
+);
 
-export const webhookLatency = new Histogram({
-  name: 'mia_webhook_delivery_latency_seconds',
-  help: 'From the commit that created a delivery (the event) to the receiver accepting it, retries included.',
-  buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 86400],
-  registers: [registry],
-});
+export const webhookAttempts = counter(
+  'mia_webhook_delivery_attempts_total',
+  'Webhook delivery attempts by outcome: delivered (2xx), retrying (will be tried again), failed (gave up or 410 Gone).',
+  ['outcome'],
+);
 
-export const retentionPurged = new Counter({
-  name: 'mia_retention_purged_rows_total',
-  help: 'Rows deleted by the retention job, by table.',
-  labelNames: ['table'] as const,
-  registers: [registry],
-});
+export const webhookLatency = histogram(
+  'mia_webhook_delivery_latency_seconds',
+  'From the commit that created a delivery (the event) to the receiver accepting it, retries included.',
+  [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 86400],
+);
+
+export const retentionPurged = counter('mia_retention_purged_rows_total', 'Rows deleted by the retention job, by table.', ['table']);
 
 export interface Backlog {
   /** Deliveries not yet delivered or failed, including ones waiting for a retry. */
@@ -87,27 +77,23 @@ export function poolUse(pool: PoolLike): PoolUse {
   return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
 }
 
+const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Gauge<L>({ name, help, labelNames, registers: [registry] });
+
 const backlogGauges = {
-  pending: new Gauge({ name: 'mia_webhook_backlog', help: 'Pending webhook deliveries (due now or waiting for a retry).', registers: [registry] }),
-  oldestPendingSeconds: new Gauge({
-    name: 'mia_webhook_backlog_oldest_age_seconds',
-    help: 'Age of the oldest pending webhook delivery, in seconds (0 when none).',
-    registers: [registry],
-  }),
-  due: new Gauge({ name: 'mia_webhook_due', help: 'Pending webhook deliveries due now on enabled endpoints (the worker queue).', registers: [registry] }),
-  oldestDueSeconds: new Gauge({
-    name: 'mia_webhook_due_oldest_wait_seconds',
-    help: 'How long the longest-waiting due delivery has waited past its due time, in seconds: the workers are behind when this grows.',
-    registers: [registry],
-  }),
+  pending: gauge('mia_webhook_backlog', 'Pending webhook deliveries (due now or waiting for a retry).'),
+  oldestPendingSeconds: gauge('mia_webhook_backlog_oldest_age_seconds', 'Age of the oldest pending webhook delivery, in seconds (0 when none).'),
+  due: gauge('mia_webhook_due', 'Pending webhook deliveries due now on enabled endpoints (the worker queue).'),
+  oldestDueSeconds: gauge(
+    'mia_webhook_due_oldest_wait_seconds',
+    'How long the longest-waiting due delivery has waited past its due time, in seconds: the workers are behind when this grows.',
+  ),
 };
 
-const poolGauge = new Gauge({
-  name: 'mia_db_pool_connections',
-  help: 'PostgreSQL connection pool: connections in use, idle, requests waiting for one, and the pool size (max).',
-  labelNames: ['state'] as const,
-  registers: [registry],
-});
+const poolGauge = gauge(
+  'mia_db_pool_connections',
+  'PostgreSQL connection pool: connections in use, idle, requests waiting for one, and the pool size (max).',
+  ['state'],
+);
 
 /**
  * The text exposition of every metric. The caller names its own database: the backlog is read
@@ -125,10 +111,7 @@ export async function renderMetrics(sources: { backlog?: () => Promise<Backlog>;
   }
   if (sources.pool) {
     const p = poolUse(sources.pool);
-    poolGauge.set({ state: 'in_use' }, p.inUse);
-    poolGauge.set({ state: 'idle' }, p.idle);
-    poolGauge.set({ state: 'waiting' }, p.waiting);
-    poolGauge.set({ state: 'max' }, p.max);
+    for (const [state, value] of [['in_use', p.inUse], ['idle', p.idle], ['waiting', p.waiting], ['max', p.max]] as const) poolGauge.set({ state }, value);
   }
   return { contentType: registry.contentType, body: await registry.metrics() };
 }

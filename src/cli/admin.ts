@@ -32,19 +32,11 @@ Add --json for machine-readable output. The database is the server's: DATABASE_U
 
 class UsageError extends Error {}
 
+const text = { type: 'string' } as const;
+const flag = { type: 'boolean' } as const;
 const OPTIONS = {
-  name: { type: 'string' },
-  currency: { type: 'string' },
-  merchant: { type: 'string' },
-  email: { type: 'string' },
-  password: { type: 'string' },
-  label: { type: 'string' },
-  scopes: { type: 'string' },
-  all: { type: 'boolean' },
-  warehouse: { type: 'boolean' },
-  locations: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean' },
+  ...{ name: text, currency: text, merchant: text, email: text, password: text, label: text, scopes: text, locations: text },
+  ...{ all: flag, warehouse: flag, json: flag, help: flag },
 } as const;
 
 type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
