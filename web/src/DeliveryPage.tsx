@@ -1,5 +1,5 @@
 import { api, when, whenExact, type DeliveryDetail } from './api.ts';
-import { Link, type Shared } from './App.tsx';
+import { Link, type Shared } from './shared.tsx';
 import { CodeBadge, CopyButton, LoadError, StatusBadge, useFlash, useLoad } from './ui.tsx';
 
 /** One delivery: every attempt with its answer, and the exact request sent, to debug a receiver. */

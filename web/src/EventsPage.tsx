@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { apiPage, ApiError, whenExact, type LoggedEvent } from './api.ts';
-import { Link, type Shared } from './App.tsx';
+import { Link, type Shared } from './shared.tsx';
 import { LoadError, StatusBadge, useLoad } from './ui.tsx';
 
 /** The merchant's recent events, the payload each carried and the endpoints it went to. */

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, ApiError, when, type ApiKey, type NewApiKey } from './api.ts';
-import { LocationChooser, locationNames, type Shared } from './App.tsx';
+import { LocationChooser, locationNames, type Shared } from './shared.tsx';
 import { Confirm, CopyButton, FieldMessage, LoadError, useFlash, useLoad } from './ui.tsx';
 
 export function KeysPage({ meta, locations }: Shared) {

@@ -1,5 +1,5 @@
 import { api, percent, when, type Overview } from './api.ts';
-import { Link, type Shared } from './App.tsx';
+import { Link, type Shared } from './shared.tsx';
 import { HealthLine } from './WebhooksPage.tsx';
 import { LoadError, StatusBadge, useLoad } from './ui.tsx';
 

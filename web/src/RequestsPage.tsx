@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, apiPage, ApiError, whenExact, type ApiKey, type LoggedRequest } from './api.ts';
-import { Link, type Shared } from './App.tsx';
+import { Link, type Shared } from './shared.tsx';
 import { CodeBadge, CopyButton, FieldMessage, LoadError, useLoad } from './ui.tsx';
 
 const CLASSES = [['', 'All statuses'], ['2xx', '2xx success'], ['4xx', '4xx client errors'], ['5xx', '5xx server errors'], ['errors', 'All errors']] as const;

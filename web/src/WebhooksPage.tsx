@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, ApiError, percent, when, type DeliveryDetail, type EndpointWithHealth, type NewEndpoint, type PortalDelivery } from './api.ts';
-import { Link, LocationChooser, locationNames, type Shared } from './App.tsx';
+import { Link, LocationChooser, locationNames, type Shared } from './shared.tsx';
 import { Confirm, CopyButton, FieldMessage, LoadError, StatusBadge, useFlash, useLoad } from './ui.tsx';
 
 type Health = EndpointWithHealth['health'];
