@@ -1,4 +1,4 @@
-// The test command (`npm test`): type-check, lint the OpenAPI document, run the suite.
+// The test command (`npm test`): type-check, check the import layers, lint the OpenAPI document, run the suite.
 // TEST_DB=postgres runs the suite on the PostgreSQL server at TEST_DATABASE_URL
 // (default postgres://postgres@127.0.0.1:5432/postgres) instead of embedded PGlite.
 import { execFileSync } from 'node:child_process';
@@ -27,6 +27,7 @@ try {
   step('SDK build (types generated from the OpenAPI document)', process.execPath, ['packages/sdk/scripts/generate.ts']);
   step('SDK compile to dist/', process.execPath, ['packages/sdk/scripts/build.ts']);
   step('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']);
+  step('layer check (no backward imports, no cycles beyond scripts/layer-baseline.json)', process.execPath, ['scripts/check-layers.ts']);
   step('warehouse connector: tsc --strict, no any, no casts', process.execPath, ['scripts/check-connector.ts']);
   step('OpenAPI lint (Spectral oas + Redocly recommended, both documents)', process.execPath, ['scripts/lint-openapi.ts']);
   if (fs.existsSync('web/package.json') || fs.existsSync('web/vite.config.ts')) step('portal build', process.execPath, ['scripts/build-web.ts']);
