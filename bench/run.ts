@@ -1,99 +1,86 @@
-// Benchmark: starts the service as its own process, loads a merchant with data through the public
-// APIs, then drives list and write endpoints with wrk (Debian's `wrk`) from a second process.
-//   node bench/run.ts                 embedded PGlite (fresh DATA_DIR)
-//   BENCH_DB=postgres node bench/run.ts   a fresh database on the local PostgreSQL
-// Prints requests/s and latency percentiles per endpoint, and the server's RSS.
-import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
+// The benchmark (issue 14): the service against its ceiling, in one run, on the local PostgreSQL.
+//   npm run bench                          everything (reads on both tiers, writes, webhooks, RSS)
+//   npm run bench -- reads                 only the reads; also: writes, webhooks, rss (any mix)
+//   npm run bench -- reads --tier 1m       one tier for the reads (10k or 1m; default both)
+//   npm run bench -- --rebuild             build the data databases again
+// Settings: BENCH_ROUNDS (3), BENCH_DURATION (seconds per wrk run, 4), BENCH_PORT_BASE (7100),
+// BENCH_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres). See README "Benchmark".
+import { execFileSync } from 'node:child_process';
+import { TIERS, ensureTier, type Tier } from './data.ts';
+import { DURATION, ROUNDS, fmt, loadAverage, log, machine, table } from './common.ts';
+import { readsTable, runReads, type ReadRow } from './reads.ts';
+import { runWrites, writesReport } from './writes.ts';
+import { runWebhooks, webhooksReport } from './webhooks.ts';
+import { rssReport, runRss } from './rss.ts';
 
-const PORT = Number(process.env.BENCH_PORT ?? 3777);
-const base = `http://127.0.0.1:${PORT}`;
-const TOKEN = 'bench-operator-token';
-const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 300);
-const ORDERS = Number(process.env.BENCH_ORDERS ?? 300);
-const DURATION = process.env.BENCH_DURATION ?? '10s';
+const PARTS = ['reads', 'writes', 'webhooks', 'rss'] as const;
+type Part = (typeof PARTS)[number];
 
-async function call(method: string, url: string, body: unknown, auth: string) {
-  const res = await fetch(base + url, {
-    method,
-    headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: any };
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
-
-const env: Record<string, string> = { ...process.env, PORT: String(PORT), PLATFORM_ADMIN_TOKEN: TOKEN, LOG_LEVEL: 'warn', SEED_DEMO: 'false', RATE_LIMIT_PER_MINUTE: '100000000' } as never;
-let cleanup = async () => {};
-if (process.env.BENCH_DB === 'postgres') {
-  const name = `mia_bench_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  env.DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${name}`;
-  cleanup = async () => {
-    await admin.query(`drop database ${name} with (force)`);
-    await admin.end();
-  };
-} else {
-  env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'mia-bench-'));
-}
-
-const server = spawn(process.execPath, ['src/main.ts'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`${base}/readyz`)).ok) break;
-  } catch {}
-  if (i > 100) throw new Error('server did not start');
-  await new Promise((r) => setTimeout(r, 200));
+function options(argv: string[]) {
+  const parts = new Set<Part>();
+  const tiers = new Set<Tier['name']>();
+  let rebuild = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if ((PARTS as readonly string[]).includes(a)) parts.add(a as Part);
+    else if (a === '--rebuild') rebuild = true;
+    else if (a === '--tier' && (argv[i + 1] === '10k' || argv[i + 1] === '1m')) tiers.add(argv[++i] as Tier['name']);
+    else if (a.startsWith('--tier=') && (a.slice(7) === '10k' || a.slice(7) === '1m')) tiers.add(a.slice(7) as Tier['name']);
+    else throw new Error(`unknown option "${a}": use ${PARTS.join(', ')}, --tier 10k|1m, --rebuild`);
+  }
+  return { parts: parts.size ? parts : new Set(PARTS), tiers: tiers.size ? [...tiers] : (['10k', '1m'] as const), rebuild };
 }
 
 try {
-  const m = await call('POST', '/api/platform/v1/merchants', { name: 'Bench' }, TOKEN);
-  const loc = await call('POST', `/api/platform/v1/merchants/${m.id}/locations`, { name: 'Main' }, TOKEN);
-  const key = (await call('POST', `/api/platform/v1/merchants/${m.id}/api-keys`, { label: 'bench', scopes: ['products.read', 'products.write', 'orders.read', 'inventory.read', 'inventory.adjust', 'fulfillments.read'] }, TOKEN)).secret;
-  const variants: string[] = [];
-  for (let i = 0; i < PRODUCTS; i++) {
-    const p = await call('POST', '/api/integrations/v1/products', {
-      title: `Bench product ${i}`,
-      variants: [0, 1, 2].map((v) => ({ sku: `B-${i}-${v}`, option1: `Size ${v}`, price: 10 + v })),
-    }, key);
-    variants.push(...p.variants.map((v: { id: string }) => v.id));
+  execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+} catch (err) {
+  // wrk --version exits 1 after printing its version; only a missing binary is fatal.
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+    console.error('wrk is not installed: apt-get install wrk (Debian), then run again.');
+    process.exit(1);
   }
-  await call('POST', '/api/integrations/v1/inventory/adjustments', { adjustments: variants.slice(0, 100).map((id) => ({ variant_id: id, fulfillment_location_id: loc.id, adjustment: 1000 })) }, key);
-  for (let i = 0; i < ORDERS; i++) {
-    await call('POST', `/api/platform/v1/merchants/${m.id}/orders`, {
-      fulfillment_location_id: loc.id,
-      line_items: [{ variant_id: variants[i % 100], quantity: 1 }, { variant_id: variants[(i + 1) % 100], quantity: 2 }],
-    }, TOKEN);
-  }
-
-  const lua = path.join(os.tmpdir(), 'mia-bench-adjust.lua');
-  fs.writeFileSync(lua, `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '${JSON.stringify({ adjustments: [{ variant_id: variants[0], fulfillment_location_id: loc.id, adjustment: 1 }] })}'\n`);
-  const targets: [string, string[]][] = [
-    ['GET /products?limit=50', [`${base}/api/integrations/v1/products?limit=50`]],
-    ['GET /orders?limit=50', [`${base}/api/integrations/v1/orders?limit=50`]],
-    ['GET /inventory?limit=250', [`${base}/api/integrations/v1/inventory?limit=250`]],
-    ['POST /inventory/adjustments', ['-s', lua, `${base}/api/integrations/v1/inventory/adjustments`]],
-  ];
-  console.log(`\ndatabase: ${env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}; ${PRODUCTS} products × 3 variants, ${ORDERS} orders; wrk -t2 -c10 -d${DURATION}`);
-  for (const [label, args] of targets) {
-    const out = execFileSync('wrk', ['-t2', '-c10', `-d${DURATION}`, '--latency', '-H', `Authorization: Bearer ${key}`, ...args], { encoding: 'utf8' });
-    const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
-    const p50 = /^\s+50%\s+(\S+)/m.exec(out)?.[1];
-    const p99 = /^\s+99%\s+(\S+)/m.exec(out)?.[1];
-    const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? '0';
-    console.log(`${label.padEnd(30)} ${rps?.padStart(9)} req/s   p50 ${p50}   p99 ${p99}   non-2xx ${non2xx}`);
-  }
-  const rss = execFileSync('ps', ['-o', 'rss=', '-p', String(server.pid)], { encoding: 'utf8' }).trim();
-  console.log(`server RSS after the run: ${Math.round(Number(rss) / 1024)} MiB`);
-} finally {
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
-  await cleanup();
 }
+
+const opts = options(process.argv.slice(2));
+const started = Date.now();
+const startLoad = loadAverage();
+log(`benchmark ${new Date().toISOString()}; ${machine()}; load average ${startLoad}; parts: ${[...opts.parts].join(', ')}; rounds ${ROUNDS} × ${DURATION} s`);
+
+const urls = new Map<Tier['name'], string>();
+const tierUrl = async (name: Tier['name']) => {
+  if (!urls.has(name)) urls.set(name, await ensureTier(TIERS[name], opts.rebuild, log));
+  return urls.get(name)!;
+};
+
+const report: string[] = [];
+
+if (opts.parts.has('reads')) {
+  const rows: ReadRow[] = [];
+  const rssRows: string[][] = [];
+  // The 1M tier gets every endpoint; the 10k tier the list pages (what "page 200 at 1M vs 10k" needs).
+  for (const name of opts.tiers) {
+    const r = await runReads(TIERS[name], await tierUrl(name), name === '1m' || opts.tiers.length === 1);
+    rows.push(...r.rows);
+    for (const x of r.rss) rssRows.push([x.tier, `${x.serviceIdle} → ${x.serviceAfter} (peak ${x.servicePeak})`, `${x.baselineIdle} → ${x.baselineAfter}`]);
+  }
+  report.push(`### Reads (wrk -t2 -c10, ${ROUNDS} rounds × ${DURATION} s per server, interleaved; ratio = service ÷ baseline req/s per round)\n\n${readsTable(rows)}`);
+  report.push(`RSS during the reads (MiB, idle → after):\n\n${table(['tier', 'service', 'baseline'], rssRows)}`);
+}
+
+if (opts.parts.has('writes')) {
+  await tierUrl('10k');
+  report.push(`### Writes (PostgreSQL, a copy of the 10k tier)\n\n${writesReport(await runWrites())}`);
+}
+
+if (opts.parts.has('webhooks')) {
+  await tierUrl('10k');
+  report.push(`### Webhooks (PostgreSQL, a copy of the 10k tier; receiver in the benchmark process)\n\n${webhooksReport(await runWebhooks())}`);
+}
+
+if (opts.parts.has('rss')) {
+  const name = opts.tiers.includes('1m') ? '1m' : '10k';
+  report.push(`### Memory (service RSS; wrk on each list/get endpoint)\n\n${rssReport(await runRss(await tierUrl(name), name))}`);
+}
+
+log(`\n## Results (${new Date().toISOString().slice(0, 10)}, ${machine()}, load average at start ${startLoad}, at end ${loadAverage()}, ${fmt((Date.now() - started) / 60000, 1)} min)\n`);
+log(report.join('\n\n'));

@@ -1,0 +1,189 @@
+// Webhooks, on a throw-away copy of the 10k tier: a receiver in this process (endpoint registered
+// through the operator API, private URLs allowed), inventory adjustments offered at a fixed rate
+// (open loop), and the time from each event's row to its receipt. The event's created_at is taken
+// inside the writing transaction, just before its commit, so "commit → receipt" is a hair less
+// than what is measured. A sampler reads the backlog (pending deliveries) every 250 ms.
+import http from 'node:http';
+import pg from 'pg';
+import { LOCATIONS, MERCHANT_ID, API_KEY, TIERS, scratchCopy } from './data.ts';
+import { OPERATOR_TOKEN, PORTS, callJson, fmt, loadAverage, log, ms, percentile, sleep, startService, table, type Server } from './common.ts';
+
+const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 20);
+const DRAIN_LIMIT = 90;
+
+export interface WebhookPhase {
+  label: string;
+  offered: number; // events/s
+  accepted: number; // events/s the API took
+  refused: number;
+  reasons: Record<string, number>;
+  delivered: number;
+  expected: number;
+  p50: number;
+  p99: number;
+  max: number;
+  maxPending: number;
+  maxOldestSeconds: number;
+  drainedAfter: number | null; // seconds after the load stopped; null = not within DRAIN_LIMIT
+}
+
+class Receiver {
+  latencies = new Map<string, number>();
+  private server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      try {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
+        if (!this.latencies.has(event.id)) this.latencies.set(event.id, at - Date.parse(event.created_at));
+      } catch {}
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  listen = () => new Promise<void>((r) => this.server.listen(PORTS.receiver, '127.0.0.1', () => r()));
+  close = () => new Promise<void>((r) => this.server.close(() => r()));
+}
+
+/** Adjustment requests of `rows` rows at `rate` requests/s for SECONDS, each row a +1 on its own level. */
+async function offer(base: string, pairs: [string, string][], rate: number, rows: number) {
+  let next = 0;
+  let accepted = 0;
+  let refused = 0;
+  const reasons: Record<string, number> = {};
+  const refuse = (why: string) => {
+    refused++;
+    reasons[why] = (reasons[why] ?? 0) + 1;
+  };
+  let inFlight = 0;
+  const requests: Promise<void>[] = [];
+  const t0 = performance.now();
+  for (let sent = 0; ; ) {
+    const elapsed = performance.now() - t0;
+    if (elapsed >= SECONDS * 1000) break;
+    for (; sent <= (elapsed / 1000) * rate; sent++) {
+      if (inFlight >= 500) {
+        refuse('over 500 in flight'); // the client's own limit: counted as not accepted
+        continue;
+      }
+      const body = { adjustments: Array.from({ length: rows }, () => pairs[next++ % pairs.length]).map(([variant_id, fulfillment_location_id]) => ({ variant_id, fulfillment_location_id, adjustment: 1 })) };
+      inFlight++;
+      requests.push(
+        fetch(`${base}/api/integrations/v1/inventory/adjustments`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+          .then(async (res) => {
+            const text = await res.text();
+            if (res.status === 200) accepted++;
+            else refuse(`${res.status} ${/"code":"([^"]+)"/.exec(text)?.[1] ?? ''}`.trim());
+          })
+          .catch((err: Error) => refuse(err.message))
+          .finally(() => void inFlight--),
+      );
+    }
+    await sleep(2);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  await Promise.all(requests);
+  return { accepted, refused, reasons, seconds };
+}
+
+async function phase(label: string, base: string, databaseUrl: string, receiver: Receiver, pairs: [string, string][], rate: number, rows: number): Promise<WebhookPhase> {
+  const sampler = new pg.Client({ connectionString: databaseUrl });
+  await sampler.connect();
+  const backlog = async () =>
+    (await sampler.query<{ pending: number; oldest: number | null }>(
+      `select count(*)::int pending, extract(epoch from clock_timestamp() - min(created_at))::float8 oldest from webhook_deliveries where status = 'pending'`,
+    )).rows[0];
+  let maxPending = 0;
+  let maxOldest = 0;
+  let sampling = true;
+  const sampling$ = (async () => {
+    while (sampling) {
+      const b = await backlog();
+      maxPending = Math.max(maxPending, b.pending);
+      maxOldest = Math.max(maxOldest, b.oldest ?? 0);
+      await sleep(250);
+    }
+  })();
+  receiver.latencies.clear();
+  log(`  ${label}: offering ${rate * rows} events/s for ${SECONDS} s (load average ${loadAverage()})`);
+  const load = await offer(base, pairs, rate, rows);
+  const expected = load.accepted * rows;
+  const stopped = performance.now();
+  let drainedAfter: number | null = null;
+  while ((performance.now() - stopped) / 1000 < DRAIN_LIMIT) {
+    if (receiver.latencies.size >= expected && (await backlog()).pending === 0) {
+      drainedAfter = (performance.now() - stopped) / 1000;
+      break;
+    }
+    await sleep(100);
+  }
+  sampling = false;
+  await sampling$;
+  await sampler.end();
+  const latencies = [...receiver.latencies.values()];
+  return {
+    label,
+    offered: rate * rows,
+    accepted: expected / load.seconds,
+    refused: load.refused,
+    reasons: load.reasons,
+    delivered: receiver.latencies.size,
+    expected,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: Math.max(...latencies),
+    maxPending,
+    maxOldestSeconds: maxOldest,
+    drainedAfter,
+  };
+}
+
+export async function runWebhooks(): Promise<WebhookPhase[]> {
+  const scratch = await scratchCopy(TIERS['10k'], 'bench_run_webhooks');
+  const receiver = new Receiver();
+  await receiver.listen();
+  const env = { DATABASE_URL: scratch.url, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+  const servers: Server[] = [];
+  const results: WebhookPhase[] = [];
+  try {
+    const client = new pg.Client({ connectionString: scratch.url });
+    await client.connect();
+    const variants = (await client.query<{ id: string }>(`select id from variants where merchant_id = $1 order by sku`, [MERCHANT_ID])).rows.map((r) => r.id);
+    await client.end();
+    const pairs = LOCATIONS.flatMap((l) => variants.map((v) => [v, l] as [string, string]));
+    log(`webhooks: receiver on :${PORTS.receiver}`);
+
+    // One process with both roles (the default deployment), 100 events/s.
+    const both = await startService('service (api + worker)', PORTS.service, env);
+    servers.push(both);
+    await callJson('POST', `${both.url}/api/platform/v1/merchants/${MERCHANT_ID}/webhook-endpoints`, { url: `http://127.0.0.1:${PORTS.receiver}/hook`, events: ['inventory.updated'] }, OPERATOR_TOKEN);
+    results.push(await phase('100 events/s, one process (ROLE=api,worker)', both.url, scratch.url, receiver, pairs, 100, 1));
+    await both.stop();
+    servers.length = 0;
+
+    // One API process and one worker process, 500 events/s (100 requests/s of 5 rows).
+    const api = await startService('service (api)', PORTS.service, { ...env, ROLE: 'api' });
+    servers.push(api);
+    servers.push(await startService('worker', PORTS.service, { ...env, ROLE: 'worker' }));
+    results.push(await phase('500 events/s, ROLE=api + ROLE=worker processes', api.url, scratch.url, receiver, pairs, 100, 5));
+  } finally {
+    for (const s of servers) await s.stop();
+    await receiver.close();
+    await scratch.drop();
+  }
+  return results;
+}
+
+export function webhooksReport(phases: WebhookPhase[]): string {
+  return table(
+    ['load', 'events/s offered / accepted', 'delivered', 'commit → receipt p50 / p99 / max ms', 'backlog max: pending (s of events) / oldest s', 'drained'],
+    phases.map((p) => [
+      p.label,
+      `${p.offered} / ${fmt(p.accepted)}${p.refused ? ` (refused: ${Object.entries(p.reasons).map(([k, v]) => `${v} × ${k}`).join(', ')})` : ''}`,
+      `${p.delivered} of ${p.expected}`,
+      `${ms(p.p50)} / ${ms(p.p99)} / ${ms(p.max)}`,
+      `${p.maxPending} (${fmt(p.maxPending / Math.max(p.accepted, 1), 1)} s) / ${fmt(p.maxOldestSeconds, 1)} s`,
+      p.drainedAfter === null ? `no (not within ${DRAIN_LIMIT} s)` : `yes, ${fmt(p.drainedAfter, 1)} s after the load`,
+    ]),
+  );
+}
