@@ -33,7 +33,8 @@ export function serviceEnv(extra: Record<string, string>): Record<string, string
   return { ...env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', SEED_DEMO: 'false', RATE_LIMIT_PER_MINUTE: '1000000000', PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN, ...extra };
 }
 
-/** Start a process (Node 24: the one running the benchmark) and wait until GET readyPath answers. */
+/** Start a process (Node 24: the one running the benchmark) and wait until GET readyPath answers
+ * (up to 5 minutes: a new migration may build an index over the 1M tier first). */
 export async function startProcess(name: string, args: string[], env: Record<string, string>, port: number | null, readyPath = '/readyz'): Promise<Server> {
   const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -51,7 +52,7 @@ export async function startProcess(name: string, args: string[], env: Record<str
       try {
         if ((await fetch(url + readyPath)).ok) break;
       } catch {}
-      if (i > 600) throw new Error(`${name} did not start within 60 s:\n${stderr}`);
+      if (i > 3000) throw new Error(`${name} did not start within 300 s:\n${stderr}`);
       await sleep(100);
     }
   } else {

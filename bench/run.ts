@@ -42,9 +42,13 @@ try {
 }
 
 const opts = options(process.argv.slice(2));
+let commit = 'unknown commit';
+try {
+  commit = execFileSync('git', ['log', '-1', '--format=%h %s'], { encoding: 'utf8' }).trim();
+} catch {}
 const started = Date.now();
 const startLoad = loadAverage();
-log(`benchmark ${new Date().toISOString()}; ${machine()}; load average ${startLoad}; parts: ${[...opts.parts].join(', ')}; rounds ${ROUNDS} × ${DURATION} s`);
+log(`benchmark ${new Date().toISOString()} at ${commit}; ${machine()}; load average ${startLoad}; parts: ${[...opts.parts].join(', ')}; rounds ${ROUNDS} × ${DURATION} s`);
 
 const urls = new Map<Tier['name'], string>();
 const tierUrl = async (name: Tier['name']) => {
@@ -82,5 +86,5 @@ if (opts.parts.has('rss')) {
   report.push(`### Memory (service RSS; wrk on each list/get endpoint)\n\n${rssReport(await runRss(await tierUrl(name), name))}`);
 }
 
-log(`\n## Results (${new Date().toISOString().slice(0, 10)}, ${machine()}, load average at start ${startLoad}, at end ${loadAverage()}, ${fmt((Date.now() - started) / 60000, 1)} min)\n`);
+log(`\n## Results (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${commit.split(' ')[0]}, ${machine()}, load average at start ${startLoad}, at end ${loadAverage()}, ${fmt((Date.now() - started) / 60000, 1)} min)\n`);
 log(report.join('\n\n'));
