@@ -9,6 +9,7 @@ import { postgresDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { encodePosition, decodePosition } from '../src/events/envelope.ts';
 import { feedPageQuery } from '../src/modules/events/queries.ts';
+import { merchantScope } from '../src/db/scope.ts';
 
 const ADMIN = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NAME = process.env.BENCH_FEED_DB ?? 'h13_bench';
@@ -47,7 +48,7 @@ try {
     )).rows[0];
     const middle = encodePosition({ xid: positions.position_xid, seq: positions.seq });
     for (const [label, after] of [['first page', null], ['page from the middle', middle]] as const) {
-      const query = feedPageQuery(handle.db, reader, { types: null, locationIds: null }, after ? decodePosition(after) : null, 51).compile();
+      const query = feedPageQuery(handle.db, merchantScope(reader), null, after ? decodePosition(after) : null, 51).compile();
       const plan = await client.query(`explain (analyze, buffers, costs off, timing off, summary on) ${query.sql}`, query.parameters as unknown[]);
       console.log(`-- ${label}, limit 50 (+1)\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
       const times: number[] = [];

@@ -11,7 +11,7 @@ import { AppError, databaseUnavailable, problem } from './http/errors.ts';
 import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerAccessLog } from './http/access-log.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
-import { bearerMatches } from './http/tokens.ts';
+import { bearerMatches, unauthorized } from './http/tokens.ts';
 import { webhookBacklog } from './events/backlog.ts';
 import { renderMetrics, type PoolLike } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
@@ -84,7 +84,7 @@ export async function buildApp(opts: AppOptions) {
   app.decorate('requestLog', createRequestLog(opts.db, app.log, { enabled: opts.config.requestLogEnabled, flushMs }));
   // Written before the database closes: the app closes first on shutdown.
   app.addHook('onClose', async () => app.requestLog.close());
-  app.setValidatorCompiler(validatorCompiler as never);
+  app.setValidatorCompiler(validatorCompiler);
 
   // Validation errors are turned into problems by us (and, for idempotent writes, stored).
   app.decorate('routeList', [] as RouteEntry[]);
@@ -93,7 +93,7 @@ export async function buildApp(opts: AppOptions) {
     for (const method of [route.method].flat()) app.routeList.push({ method, url: route.url, scope: route.config?.scope, schema: route.schema });
   });
   app.addHook('preHandler', async (req) => {
-    if (req.validationError && !req.routeOptions.config.idempotent) throw validationProblem(req.validationError as never);
+    if (req.validationError && !req.routeOptions.config.idempotent) throw validationProblem(req.validationError);
   });
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
@@ -140,7 +140,7 @@ export async function buildApp(opts: AppOptions) {
     const token = opts.config.metricsToken;
     if (!token) throw new AppError('not_found', 'Metrics are not served on this port: set METRICS_TOKEN (or METRICS_PORT for a separate port).');
     if (!bearerMatches(req.headers.authorization, token)) {
-      throw new AppError('unauthorized', 'Send "Authorization: Bearer <METRICS_TOKEN>".', undefined, { 'WWW-Authenticate': 'Bearer' });
+      throw unauthorized('Send "Authorization: Bearer <METRICS_TOKEN>".');
     }
     const { contentType, body } = await renderMetrics({ backlog: () => webhookBacklog(opts.db), pool: opts.pool });
     return reply.type(contentType).send(body);
@@ -156,7 +156,7 @@ export async function buildApp(opts: AppOptions) {
 function toAppError(err: FastifyError & { validation?: unknown }): AppError {
   if (err instanceof AppError) return err;
   if (isConnectionFailure(err)) return databaseUnavailable();
-  if (err.validation) return validationProblem(err as never);
+  if (err.validation) return validationProblem(err);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', `The body is larger than ${BODY_LIMIT} bytes (1 MiB).`);

@@ -1,6 +1,6 @@
 // The process's logger: readable lines in a terminal, one JSON object per line otherwise
 // (LOG_FORMAT decides). Secrets are never logged on purpose; redaction is the second fence.
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import type { LogFormat } from './config.ts';
 
@@ -16,16 +16,16 @@ const REDACT = [
   '*.token',
 ];
 
-export function createLogger(opts: { level: string; format: LogFormat }, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(opts: { level: string; format: LogFormat }, destination?: DestinationStream): Logger {
   const options = { level: opts.level, redact: { paths: REDACT, censor: '[redacted]' } };
-  if (opts.format === 'json') return destination ? pino(options, destination as never) : pino(options);
+  if (opts.format === 'json') return destination ? pino(options, destination) : pino(options);
   const stream = pretty({
     colorize: destination ? false : Boolean(process.stdout.isTTY),
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname',
     singleLine: true,
     sync: true,
-    ...(destination ? { destination: destination as never } : {}),
+    ...(destination ? { destination } : {}),
   });
   return pino(options, stream);
 }

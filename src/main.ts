@@ -9,7 +9,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrate, serverSecret } from './db/migrate.ts';
-import { isNewDatabase, seedDemo, type DemoCredentials } from './db/seed.ts';
+import { isNewDatabase, seedDemo, type DemoCredentials } from './seed/demo.ts';
 import { webhookBacklog } from './events/backlog.ts';
 import { startWorker, type Worker } from './events/worker.ts';
 import { startRetention, type RetentionJob } from './maintenance/retention.ts';

@@ -15,7 +15,9 @@ import { validationProblem, validatorCompiler } from '../http/validation.ts';
 import { createApiKey } from '../modules/api-keys/service.ts';
 import { assertMerchant, createMerchant, createPortalUser, listMerchants, resetPortalPassword } from '../modules/merchants/service.ts';
 import { createNamed } from '../modules/reference/service.ts';
-import { ApiKeyBody, MerchantBody, NamedBody, PortalUserBody } from '../platform/merchants.ts';
+import { ApiKeyBody } from '../modules/api-keys/schemas.ts';
+import { MerchantBody, PortalUserBody } from '../modules/merchants/schemas.ts';
+import { NamedBody } from '../platform/merchants.ts';
 import { checkPostgres } from '../startup.ts';
 
 const HELP = `Operator commands (npm run admin -- <command> [options]):

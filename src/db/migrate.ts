@@ -1,12 +1,13 @@
 // Ordered migrations, applied at start and by `npm run migrate`. A new migration is a new file
-// added to the list; applied ones never change.
+// added to the list; applied ones never change. Applied migrations are recorded by name, and a
+// recorded name no longer in the list is ignored: 0004_webhooks was empty and has been removed
+// (databases that recorded it are unaffected); its number stays unused so no name is reused.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from './database.ts';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as catalog from './migrations/0002_catalog.ts';
 import * as warehouse from './migrations/0003_warehouse.ts';
-import * as webhooks from './migrations/0004_webhooks.ts';
 import * as portal from './migrations/0005_portal.ts';
 import * as retention from './migrations/0006_retention.ts';
 import * as eventFeed from './migrations/0007_event_feed.ts';
@@ -16,7 +17,6 @@ export const migrations: { name: string; statements: string[] }[] = [
   { name: '0001_foundation', statements: foundation.statements },
   { name: '0002_catalog', statements: catalog.statements },
   { name: '0003_warehouse', statements: warehouse.statements },
-  { name: '0004_webhooks', statements: webhooks.statements },
   { name: '0005_portal', statements: portal.statements },
   { name: '0006_retention', statements: retention.statements },
   { name: '0007_event_feed', statements: eventFeed.statements },

@@ -1,5 +1,6 @@
 // What an event looks like outside: the webhook body and the feed item are one envelope, with the
 // event's opaque feed position, and product payloads narrowed to the reader's locations.
+import { visibleAt } from '../db/scope.ts';
 
 /** An events row as the feed and the webhook worker read it. */
 export interface StoredEvent {
@@ -60,10 +61,11 @@ export function eventEnvelope(event: StoredEvent, locationIds: string[] | null):
  * with a location filter, a location-restricted key) sees only theirs.
  */
 export function narrowToLocations(type: string, object: unknown, locationIds: string[] | null): unknown {
-  if (!locationIds || !type.startsWith('product.') || !object || typeof object !== 'object') return object;
+  if (locationIds === null || !type.startsWith('product.') || !object || typeof object !== 'object') return object;
   const product = object as { variants?: { inventory?: { fulfillment_location_id: string }[] }[] };
+  const reader = { locationIds };
   return {
     ...product,
-    variants: (product.variants ?? []).map((v) => ({ ...v, inventory: (v.inventory ?? []).filter((i) => locationIds.includes(i.fulfillment_location_id)) })),
+    variants: (product.variants ?? []).map((v) => ({ ...v, inventory: visibleAt(reader, v.inventory ?? [], (i) => i.fulfillment_location_id) })),
   };
 }

@@ -16,16 +16,15 @@ export function createTransport(options: { timeoutMs: number; allowPrivate: bool
   // The address a name resolves to is checked before connecting (so no TLS handshake ever reaches a
   // private host), and the socket's peer address is checked again after.
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    dns.lookup(hostname, { ...lookupOptions, all: true }, (err, addresses) => {
-      if (err) return (callback as Function)(err);
-      const list = addresses as dns.LookupAddress[];
+    dns.lookup(hostname, { ...lookupOptions, all: true }, (err, list) => {
+      if (err) return callback(err, []);
       const denied = options.allowPrivate ? undefined : list.find((a) => !isPublicAddress(a.address));
-      if (denied) return (callback as Function)(new Error(`refused: ${hostname} resolves to private address ${denied.address}`));
-      if (lookupOptions.all) return (callback as Function)(null, list);
-      (callback as Function)(null, list[0].address, list[0].family);
+      if (denied) return callback(new Error(`refused: ${hostname} resolves to private address ${denied.address}`), []);
+      if (lookupOptions.all) return callback(null, list);
+      callback(null, list[0].address, list[0].family);
     });
   };
-  const base = buildConnector({ timeout: options.timeoutMs, lookup } as never);
+  const base = buildConnector({ timeout: options.timeoutMs, lookup });
   const connect: buildConnector.connector = (opts, callback) => {
     const literal = opts.hostname.replace(/^\[|\]$/g, '');
     if (!options.allowPrivate && isIP(literal) && !isPublicAddress(literal)) {

@@ -1,18 +1,17 @@
 // Integration API authentication: Bearer first, X-API-Key only without Authorization; then the
 // rate limit (per key, or per client address without a valid key); then the route's scope.
 import type { FastifyRequest, FastifyReply } from 'fastify';
-import { assertKnownKey, findKeyBySecret, touchApiKey, type ResolvedKey } from '../modules/api-keys/service.ts';
 import { AppError } from './errors.ts';
+import { findKeyBySecret, touchApiKey } from './keys.ts';
 import { effectiveScopes } from './scopes.ts';
-
-const unauthorized = (detail: string) => new AppError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer' });
+import { bearerToken, unauthorized } from './tokens.ts';
 
 function presentedSecret(req: FastifyRequest): string | null {
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
-    const m = /^Bearer +(\S+) *$/i.exec(authorization);
-    if (!m) throw unauthorized('The Authorization header must be "Bearer <API key>".');
-    return m[1];
+    const token = bearerToken(authorization);
+    if (token === null) throw unauthorized('The Authorization header must be "Bearer <API key>".');
+    return token;
   }
   const apiKey = req.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
@@ -31,7 +30,7 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply): Pr
   } catch (err) {
     headerError = err as AppError;
   }
-  const key: ResolvedKey | undefined = secret ? await findKeyBySecret(req.server.db, secret) : undefined;
+  const key = secret ? await findKeyBySecret(req.server.db, secret) : undefined;
   // Known keys, revoked ones included, are named in the request log (a merchant debugging a 401 sees it).
   req.loggedKey = key ? { id: key.id, merchantId: key.merchant_id } : null;
   const valid = key && !key.revoked_at ? key : undefined;
@@ -39,7 +38,8 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply): Pr
 
   if (headerError) throw headerError;
   if (!secret) throw unauthorized('An API key is required: send "Authorization: Bearer <API key>".');
-  assertKnownKey(key);
+  if (!key) throw unauthorized('The API key is not valid.');
+  if (key.revoked_at) throw unauthorized('This API key has been revoked.');
 
   req.auth = {
     merchantId: key.merchant_id,
@@ -55,6 +55,6 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply): Pr
   const now = Date.now();
   if ((lastTouched.get(key.id) ?? 0) < now - 60_000) {
     lastTouched.set(key.id, now);
-    await touchApiKey(req.server.db, key.id);
+    await touchApiKey(req.server.db, key);
   }
 }

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Scope } from '../db/scope.ts';
 import { AppError } from './errors.ts';
+import { unauthorized } from './tokens.ts';
 
 /** A request's scope (src/db/scope.ts: merchant and visible locations) with the handle to run on. */
 export interface Ctx extends Scope {
@@ -33,11 +34,11 @@ declare module 'fastify' {
 }
 
 export function ctxOf(req: FastifyRequest): Ctx {
-  if (!req.auth) throw new AppError('unauthorized', 'An API key is required.', undefined, { 'WWW-Authenticate': 'Bearer' });
+  if (!req.auth) throw unauthorized('An API key is required.');
   return { db: req.server.db, merchantId: req.auth.merchantId, apiKeyId: req.auth.apiKeyId, locationIds: req.auth.locationIds };
 }
 
-export function operatorCtx(req: FastifyRequest, merchantId: string): Ctx {
+export function operatorCtx(req: Pick<FastifyRequest, 'server'>, merchantId: string): Ctx {
   return { db: req.server.db, merchantId, apiKeyId: null, locationIds: null };
 }
 

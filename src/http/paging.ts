@@ -148,16 +148,17 @@ type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
  * request is made from the query (the cursor bound to this route, its path parameters and filters),
  * `list` reads the page, and the answer is the list envelope `{ data, request_id, meta }`.
  */
-export function listRoute<Q extends TObject, T>(
+export function listRoute<Q extends TObject, T, P extends TObject = TObject>(
   app: TypeBoxApp,
   path: string,
-  options: { config?: FastifyContextConfig; schema: FastifySchema & { querystring: Q } },
-  list: (req: FastifyRequest, page: PageRequest, query: Static<Q>) => Promise<Page<T>>,
+  options: { config?: FastifyContextConfig; schema: FastifySchema & { querystring: Q; params?: P } },
+  list: (req: FastifyRequest<{ Params: Static<P> }>, page: PageRequest, query: Static<Q>) => Promise<Page<T>>,
 ): void {
   app.get(path, options, async (req) => {
     const query = req.query as Static<Q> & { limit?: number; cursor?: string };
     const route = `${req.routeOptions.url}|${canonicalJson(req.params ?? {})}`;
-    const { items, meta } = await list(req, pageRequest(app.secret, route, query), query);
+    // The schema's params were validated before the handler runs (as the query above).
+    const { items, meta } = await list(req as FastifyRequest<{ Params: Static<P> }>, pageRequest(app.secret, route, query), query);
     return { data: items, request_id: req.id, meta };
   });
 }

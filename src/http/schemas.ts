@@ -12,6 +12,10 @@ export const component = <T extends TSchema>(name: string, schema: T): T => ({ .
 export const Enum = <const V extends readonly string[]>(values: V, options: { description?: string; default?: V[number] } = {}) =>
   Type.Unsafe<V[number]>({ type: 'string', enum: [...values], ...options });
 
+/** One of these strings as `anyOf` of `const`s (how scopes and event types are published), typed as their union. */
+export const Literals = <const V extends readonly string[]>(values: V, options: { description?: string } = {}) =>
+  Type.Unsafe<V[number]>(Type.Union(values.map((v) => Type.Literal(v)), options));
+
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 export const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -5,10 +5,6 @@ export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 export const money = (v: string) => Number(v);
 export const moneyOrNull = (v: string | null) => (v === null ? null : Number(v));
 
-export function envelope<T>(requestId: string, data: T) {
-  return { data, request_id: requestId };
-}
-
 /** Canonical JSON: object keys sorted, so equal payloads hash equally. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';

@@ -1,10 +1,21 @@
-// A fixed bearer token (operator API, metrics), compared in constant time.
+// Bearer tokens: reading one from an Authorization header, comparing a fixed one (operator API,
+// metrics) in constant time, and the 401 that asks for one.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { AppError } from './errors.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
+/** The token of an "Authorization: Bearer <token>" header, or null when the header is not that. */
+export function bearerToken(authorization: string | undefined): string | null {
+  const m = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
+  return m ? m[1] : null;
+}
+
 /** True when the Authorization header is "Bearer <token>". */
 export function bearerMatches(authorization: string | undefined, token: string): boolean {
-  const m = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
-  return m !== null && timingSafeEqual(digest(m[1]), digest(token));
+  const given = bearerToken(authorization);
+  return given !== null && timingSafeEqual(digest(given), digest(token));
 }
+
+/** 401 with `WWW-Authenticate: Bearer` (integration API, operator API, metrics). */
+export const unauthorized = (detail: string) => new AppError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer' });

@@ -12,9 +12,13 @@
 // - an array over its maxItems is reported as such without validating its items, so the work per
 //   request stays bounded (every array in every schema has a maxItems: see the schema test), and
 //   items stop being examined in detail once MAX_ERRORS errors are collected.
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type FuncKeywordDefinition, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AppError, type FieldError, type FieldErrorCode } from './errors.ts';
+
+// Ajv's types for a compiled keyword's function and the context it is called with (not exported by name).
+type DataValidateFunction = ReturnType<NonNullable<FuncKeywordDefinition['compile']>>;
+type DataValidationCxt = NonNullable<Parameters<ValidateFunction>[1]>;
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -51,17 +55,15 @@ export const makeStorable = (s: string) => s.replace(/\u0000/g, '\ufffd').toWell
 /** A pointer is answered (and, for idempotent writes, stored): a key it quotes must be storable too. */
 const storablePointer = makeStorable;
 
-type KeywordValidate = ((...args: unknown[]) => boolean) & { errors?: Partial<ErrorObject>[] };
-
-const storableText: KeywordValidate = (_schema: unknown, data: unknown) => {
+const storableText: SchemaValidateFunction = (_schema: unknown, data: unknown) => {
   if (typeof data !== 'string' || isStorableText(data)) return true;
   storableText.errors = [{ keyword: 'storableText', message: TEXT_MESSAGE, params: {} }];
   return false;
 };
 
 /** A free-form value: every string and key storable, at most MAX_DEPTH levels deep. Iterative. */
-const storableValue: KeywordValidate = (_schema: unknown, data: unknown, _parent: unknown, cxt: unknown) => {
-  const base = (cxt as { instancePath?: string } | undefined)?.instancePath ?? '';
+const storableValue: SchemaValidateFunction = (_schema: unknown, data: unknown, _parent, cxt) => {
+  const base = cxt?.instancePath ?? '';
   const errors: Partial<ErrorObject>[] = [];
   const stack: { value: unknown; path: string; depth: number }[] = [{ value: data, path: base, depth: 0 }];
   while (stack.length && errors.length < MAX_ERRORS) {
@@ -97,19 +99,20 @@ function boundedItems(full: Ajv, fast: Ajv) {
   return (itemSchema: object) => {
     const all = full.compile(itemSchema);
     const first = fast.compile(itemSchema);
-    const validate: KeywordValidate = (data: unknown, cxt: unknown) => {
-      const items = data as unknown[];
-      const base = (cxt as { instancePath?: string } | undefined)?.instancePath ?? '';
+    const validate: DataValidateFunction = (data: unknown[], cxt?: DataValidationCxt) => {
+      const items = data;
+      const base = cxt?.instancePath ?? '';
+      const at = (i: number): DataValidationCxt => ({ instancePath: `${base}/${i}`, parentData: items, parentDataProperty: i, rootData: items, dynamicAnchors: cxt?.dynamicAnchors ?? {} });
       const errors: Partial<ErrorObject>[] = [];
       let valid = true;
       for (let i = 0; i < items.length; i++) {
         if (budget > 0) {
-          if (all(items[i], { instancePath: `${base}/${i}`, parentData: items, parentDataProperty: i, rootData: items } as never)) continue;
+          if (all(items[i], at(i))) continue;
           valid = false;
           for (const e of all.errors ?? []) errors.push(e);
           budget -= all.errors?.length ?? 1;
           if (budget <= 0) errors.push({ keyword: 'errorLimit', instancePath: '', message: `more than ${MAX_ERRORS} errors`, params: {} });
-        } else if (!first(items[i], { instancePath: `${base}/${i}`, parentData: items, parentDataProperty: i, rootData: items } as never)) {
+        } else if (!first(items[i], at(i))) {
           valid = false;
           break;
         }
@@ -124,13 +127,13 @@ function boundedItems(full: Ajv, fast: Ajv) {
 const knownSets = new WeakMap<string[], Set<string>>();
 
 /** `closedProperties` replaces `additionalProperties: false`: unknown keys are listed while the budget lasts. */
-const closedProperties: KeywordValidate = (names: unknown, data: unknown, _parent: unknown, cxt: unknown) => {
-  let allowed = knownSets.get(names as string[]);
-  if (!allowed) knownSets.set(names as string[], (allowed = new Set(names as string[])));
-  const base = (cxt as { instancePath?: string } | undefined)?.instancePath ?? '';
+const closedProperties: SchemaValidateFunction = (names: string[], data: object, _parent, cxt) => {
+  let allowed = knownSets.get(names);
+  if (!allowed) knownSets.set(names, (allowed = new Set(names)));
+  const base = cxt?.instancePath ?? '';
   const errors: Partial<ErrorObject>[] = [];
-  for (const k in data as object) {
-    if (allowed.has(k) || !Object.hasOwn(data as object, k)) continue;
+  for (const k in data) {
+    if (allowed.has(k) || !Object.hasOwn(data, k)) continue;
     if (budget <= 0) {
       errors.push({ keyword: 'errorLimit', instancePath: '', message: `more than ${MAX_ERRORS} errors`, params: {} });
       break;
@@ -148,14 +151,14 @@ function makeAjvPair(coerceTypes: boolean | 'array'): Ajv {
     addFormats(ajv);
     ajv.addFormat('uuid', UUID);
     ajv.addFormat('date-time', { type: 'string', validate: isInstant });
-    ajv.addKeyword({ keyword: 'storableText', type: 'string', schemaType: 'boolean', errors: true, validate: storableText as never });
-    ajv.addKeyword({ keyword: 'storableValue', schemaType: 'boolean', errors: true, validate: storableValue as never });
-    ajv.addKeyword({ keyword: 'closedProperties', type: 'object', schemaType: 'array', errors: true, validate: closedProperties as never });
+    ajv.addKeyword({ keyword: 'storableText', type: 'string', schemaType: 'boolean', errors: true, validate: storableText });
+    ajv.addKeyword({ keyword: 'storableValue', schemaType: 'boolean', errors: true, validate: storableValue });
+    ajv.addKeyword({ keyword: 'closedProperties', type: 'object', schemaType: 'array', errors: true, validate: closedProperties });
     return ajv;
   };
   const full = make(true);
   const fast = make(false);
-  for (const ajv of [full, fast]) ajv.addKeyword({ keyword: 'boundedItems', type: 'array', schemaType: 'object', errors: true, compile: boundedItems(full, fast) as never });
+  for (const ajv of [full, fast]) ajv.addKeyword({ keyword: 'boundedItems', type: 'array', schemaType: 'object', errors: true, compile: boundedItems(full, fast) });
   return full;
 }
 

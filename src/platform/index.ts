@@ -1,7 +1,6 @@
 // The operator (platform) API: onboarding and storefront intake, guarded by PLATFORM_ADMIN_TOKEN.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AppError } from '../http/errors.ts';
-import { bearerMatches } from '../http/tokens.ts';
+import { bearerMatches, unauthorized } from '../http/tokens.ts';
 import { assertMerchant } from '../modules/merchants/service.ts';
 import catalog from './catalog.ts';
 import merchants from './merchants.ts';
@@ -12,7 +11,6 @@ import webhooks from './webhooks.ts';
 export const platformApi: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', async (req) => {
     const token = app.config.platformAdminToken;
-    const unauthorized = (detail: string) => new AppError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer' });
     if (!token) throw unauthorized('The operator API is disabled: set PLATFORM_ADMIN_TOKEN to enable it.');
     if (!bearerMatches(req.headers.authorization, token)) throw unauthorized('A valid operator token is required: "Authorization: Bearer <PLATFORM_ADMIN_TOKEN>".');
   });

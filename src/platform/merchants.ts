@@ -3,43 +3,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { operatorCtx } from '../http/context.ts';
-import { SCOPES } from '../http/scopes.ts';
-import { Many, Nullable, One, Uuid, problems } from '../http/schemas.ts';
+import { One, Uuid, problems } from '../http/schemas.ts';
 import { Location, MediaAsset, Tag, Vendor } from '../modules/reference/routes.ts';
 import { MerchantSchema, NewApiKeySchema, ApiKeySchema, NewEndpointSchema, OP_CREATE_MERCHANT, OP_READ, OP_WRITE, PortalUserSchema, tags } from './schemas.ts';
+import { ApiKeyBody } from '../modules/api-keys/schemas.ts';
 import { createApiKey, getApiKey, revokeApiKey } from '../modules/api-keys/service.ts';
+import { MerchantBody, PortalUserBody } from '../modules/merchants/schemas.ts';
 import { createMerchant, createPortalUser } from '../modules/merchants/service.ts';
 import { createMediaAsset, createNamed } from '../modules/reference/service.ts';
+import { EndpointBody } from '../modules/webhook-endpoints/schemas.ts';
 import { createEndpoint } from '../modules/webhook-endpoints/service.ts';
-import { EVENT_TYPES } from '../events/outbox.ts';
 
 const M = Type.Object({ m: Uuid() });
 const MK = Type.Object({ m: Uuid(), k: Uuid() });
 const strict = { additionalProperties: false } as const;
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 
-export const ApiKeyBody = Type.Object(
-  {
-    label: Type.String({ minLength: 1, maxLength: 100 }),
-    scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
-    location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
-  },
-  strict,
-);
-
-export const MerchantBody = Type.Object({ name: Name, currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', maxLength: 3 })) }, strict);
-export const PortalUserBody = Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }), password: Type.String({ minLength: 8, maxLength: 200 }) }, strict);
 export const NamedBody = Type.Object({ name: Name }, strict);
-
-export const EndpointBody = Type.Object(
-  {
-    url: Type.String({ minLength: 1, maxLength: 2048 }),
-    events: Type.Array(Type.Union(EVENT_TYPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true }),
-    location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-  },
-  strict,
-);
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const created = <T>(reply: { code(n: number): unknown }, id: string, data: T) => {

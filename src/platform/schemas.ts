@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { ErrorCode } from '../http/errors.ts';
 import { Nullable, RequestId, Timestamp, Uuid, component } from '../http/schemas.ts';
 import { Delivery, Endpoint } from '../modules/webhook-endpoints/schemas.ts';
-import { ApiKey } from '../portal/schemas.ts';
+import { ApiKey } from '../modules/api-keys/schemas.ts';
 
 export const tags = ['Operator'];
 

@@ -1,11 +1,12 @@
 // Operator webhook routes: endpoint records, secret rotation, delivery log, resend and test.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { operatorCtx } from '../http/context.ts';
-import { PageQuery, pageRequest } from '../http/paging.ts';
-import { Many, Nullable, One, Uuid, problems } from '../http/schemas.ts';
+import { listRoute, PageQuery } from '../http/paging.ts';
+import { Many, One, Uuid, problems } from '../http/schemas.ts';
 import { AttemptListSchema, DeliverySchema, EndpointListSchema, NewEndpointSchema, EndpointSchema, OP_ACTION, OP_LIST, OP_READ, OP_WRITE, tags } from './schemas.ts';
-import { EVENT_TYPES } from '../events/outbox.ts';
+import { EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
 import {
   getEndpoint, listAttempts, listDeliveries, listEndpoints, resendDelivery, revealSigningSecret, rotateSigningSecret, sendTestEvent, updateEndpoint,
 } from '../modules/webhook-endpoints/service.ts';
@@ -14,19 +15,8 @@ const strict = { additionalProperties: false } as const;
 const ME = Type.Object({ m: Uuid(), e: Uuid() });
 const MED = Type.Object({ m: Uuid(), e: Uuid(), d: Uuid() });
 
-const EndpointPatch = Type.Object(
-  {
-    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    events: Type.Optional(Type.Array(Type.Union(EVENT_TYPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true })),
-    location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-    status: Type.Optional(Type.Union([Type.Literal('enabled'), Type.Literal('disabled')])),
-  },
-  strict,
-);
-
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const ctx = (req: { params: { m: string } }) => operatorCtx(req as never, req.params.m);
+  const ctx = (req: { server: FastifyInstance; params: { m: string } }) => operatorCtx(req, req.params.m);
   const allowPrivate = app.config.webhookAllowPrivateUrls;
 
   app.get('/merchants/:m/webhook-endpoints', { schema: { operationId: 'listWebhookEndpoints', summary: 'List webhook endpoints', tags, response: { 200: EndpointListSchema, ...problems(...OP_READ) }, params: Type.Object({ m: Uuid() }) } }, async (req) => ({
@@ -45,14 +35,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     data: await rotateSigningSecret(ctx(req), req.params.e),
     request_id: req.id,
   }));
-  app.get(
+  listRoute(
+    app,
     '/merchants/:m/webhook-endpoints/:e/deliveries',
     { schema: { operationId: 'listWebhookDeliveries', summary: 'List deliveries of a webhook endpoint', tags, response: { 200: Many(DeliverySchema, 'A page of deliveries.'), ...problems(...OP_LIST) }, params: ME, querystring: Type.Object({ limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor) }, strict) } },
-    async (req) => {
-      const page = pageRequest(app.secret, `/webhook-endpoints/${req.params.e}/deliveries`, req.query);
-      const { items, meta } = await listDeliveries(ctx(req), req.params.e, page);
-      return { data: items, request_id: req.id, meta };
-    },
+    (req, page) => listDeliveries(ctx(req), req.params.e, page),
   );
   app.get('/merchants/:m/webhook-endpoints/:e/deliveries/:d/attempts', { schema: { operationId: 'listWebhookAttempts', summary: 'List the attempts of a delivery', tags, response: { 200: AttemptListSchema('Every attempt of the delivery, oldest first.'), ...problems(...OP_READ) }, params: MED } }, async (req) => ({
     data: await listAttempts(ctx(req), req.params.e, req.params.d),

@@ -2,7 +2,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Ctx } from '../http/context.ts';
 import { invalidFields } from '../http/errors.ts';
 import { Uuid } from '../http/schemas.ts';
 import { isInstant } from '../http/validation.ts';
@@ -14,6 +13,7 @@ import { getRequest, listRequests, requestStats } from '../modules/request-log/s
 import { emptyHealth, endpointHealth, failingDeliveries } from '../modules/webhook-endpoints/insight.ts';
 import { listEndpoints } from '../modules/webhook-endpoints/service.ts';
 import { Envelope, LoggedEvent, LoggedRequest, Overview, Page } from './schemas.ts';
+import { portalCtx } from './sessions.ts';
 
 const hidden = { hide: true } as const;
 const strict = { additionalProperties: false } as const;
@@ -43,7 +43,7 @@ export const EventsQuery = Type.Object(
 );
 
 export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const ctx = (req: FastifyRequest): Ctx => ({ db: app.db, merchantId: req.session!.merchantId, apiKeyId: null, locationIds: null });
+  const ctx = portalCtx;
 
   // Reading the log first writes this process's buffer, so a request just made shows up at once.
   app.get('/request-log', { schema: { ...hidden, querystring: RequestLogQuery, response: { 200: Page(LoggedRequest) } } }, async (req) => {

@@ -6,7 +6,6 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import type { Ctx } from '../http/context.ts';
 import { AppError } from '../http/errors.ts';
 import { pageRequest } from '../http/paging.ts';
 import { Nullable, Uuid } from '../http/schemas.ts';
@@ -15,15 +14,15 @@ import { EVENT_TYPES, WAREHOUSE_EVENTS } from '../events/outbox.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../modules/api-keys/service.ts';
 import { listNamed } from '../modules/reference/service.ts';
 import { deliveryDetail, deliveryLog, emptyHealth, endpointHealth } from '../modules/webhook-endpoints/insight.ts';
-import { Attempt } from '../modules/webhook-endpoints/schemas.ts';
+import { ApiKeyBody } from '../modules/api-keys/schemas.ts';
+import { Attempt, EndpointBody, EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
 import {
   createEndpoint, deleteEndpoint, getEndpoint, listAttempts, listEndpoints, resendDelivery, revealSigningSecret, rotateSigningSecret, sendTestEvent, updateEndpoint,
 } from '../modules/webhook-endpoints/service.ts';
-import { ApiKeyBody, EndpointBody } from '../platform/merchants.ts';
 import { signInThrottle } from './throttle.ts';
 import { consoleRoutes } from './console.ts';
 import { ApiKey, DeliveryDetail, Endpoint, EndpointWithHealth, Envelope, Location, Meta, NewApiKey, NewEndpoint, PortalDelivery, SessionInfo, SigningSecret } from './schemas.ts';
-import { COOKIE, checkCsrf, clearSessionCookie, findSession, setSessionCookie, signIn, signOut, type Session } from './sessions.ts';
+import { COOKIE, checkCsrf, clearSessionCookie, findSession, portalCtx, setSessionCookie, signIn, signOut, type Session } from './sessions.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,17 +38,6 @@ const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 const ok = <T extends TSchema>(data: T) => ({ 200: Envelope(data) });
 const OPEN = ['/portal/api/login', '/portal/api/meta', '/portal/api/session'];
 
-export const EndpointPatch = Type.Object(
-  {
-    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    events: Type.Optional(EndpointBody.properties.events),
-    location_ids: Type.Optional(Nullable(Type.Array(Uuid(), { maxItems: 100, uniqueItems: true }))),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-    status: Type.Optional(Type.Union([Type.Literal('enabled'), Type.Literal('disabled')])),
-  },
-  strict,
-);
-
 const api: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('session', null);
   app.addHook('onRequest', async (req) => {
@@ -59,7 +47,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     if (!OPEN.includes(path) && !req.session) throw new AppError('unauthorized', 'Sign in first.');
     if (req.session && req.method !== 'GET' && req.method !== 'HEAD' && path !== '/portal/api/login') checkCsrf(req, req.session);
   });
-  const ctx = (req: FastifyRequest): Ctx => ({ db: app.db, merchantId: req.session!.merchantId, apiKeyId: null, locationIds: null });
+  const ctx = portalCtx;
   const allowPrivate = app.config.webhookAllowPrivateUrls;
   const throttle = signInThrottle(app.counters);
   const sessionBody = (s: Session) => ({ user: { id: s.userId, email: s.email }, merchant: { id: s.merchantId, name: s.merchantName }, csrf_token: s.csrfToken });

@@ -3,7 +3,8 @@
 // (type-only): one definition for both sides.
 import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../http/schemas.ts';
-import { LoggedEvent } from '../modules/event-log/service.ts';
+import { ApiKey } from '../modules/api-keys/schemas.ts';
+import { LoggedEvent } from '../modules/event-log/schemas.ts';
 import { LoggedRequest, RequestStats } from '../modules/request-log/schemas.ts';
 import { DeliveryDetail, Endpoint, EndpointHealth, PortalDelivery } from '../modules/webhook-endpoints/schemas.ts';
 
@@ -28,16 +29,6 @@ export const Meta = Type.Object({
 
 export const Location = Type.Object({ id: Uuid(), name: Type.String() });
 
-export const ApiKey = Type.Object({
-  id: Uuid(),
-  label: Type.String(),
-  prefix: Type.String(),
-  scopes: Type.Array(Type.String()),
-  location_ids: Nullable(Type.Array(Uuid())),
-  created_at: Timestamp(),
-  last_used_at: Nullable(Timestamp()),
-  revoked_at: Nullable(Timestamp()),
-});
 export const NewApiKey = Type.Object({ ...ApiKey.properties, secret: Type.String({ description: 'Shown once' }) });
 
 export const EndpointWithHealth = Type.Object({ ...Endpoint.properties, health: EndpointHealth });
@@ -53,14 +44,14 @@ export const Overview = Type.Object({
   requests: RequestStats,
 });
 
-export { LoggedEvent } from '../modules/event-log/service.ts';
+export { ApiKey } from '../modules/api-keys/schemas.ts';
+export { LoggedEvent } from '../modules/event-log/schemas.ts';
 export { LoggedRequest, RequestStats } from '../modules/request-log/schemas.ts';
 export { DeliveryDetail, Endpoint, PortalDelivery } from '../modules/webhook-endpoints/schemas.ts';
 
 export type SessionInfo = Static<typeof SessionInfo>;
 export type Meta = Static<typeof Meta>;
 export type Location = Static<typeof Location>;
-export type ApiKey = Static<typeof ApiKey>;
 export type NewApiKey = Static<typeof NewApiKey>;
 export type EndpointWithHealth = Static<typeof EndpointWithHealth>;
 export type NewEndpoint = Static<typeof NewEndpoint>;

@@ -3,11 +3,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
-import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { merchantScope } from '../db/scope.ts';
+import { operatorCtx, type Ctx } from '../http/context.ts';
 import { AppError } from '../http/errors.ts';
 import { verifyPassword } from '../modules/merchants/passwords.ts';
 import { normaliseEmail } from '../modules/merchants/service.ts';
+import { deleteSession, extendSession, findLiveSession, findSignInUser, insertSession } from './queries.ts';
 import type { SignInThrottle } from './throttle.ts';
 
 export const COOKIE = 'mia_session';
@@ -30,48 +32,32 @@ const DUMMY_HASH = '$argon2id$v=19$m=19456,t=2,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAA
 export async function signIn(db: Database, throttle: SignInThrottle, givenEmail: string, password: string, ip: string): Promise<{ token: string; session: Session }> {
   const email = normaliseEmail(givenEmail);
   await throttle.attempt(email, ip);
-  const user = await db
-    .selectFrom('portal_users as u')
-    .innerJoin('merchants as m', 'm.id', 'u.merchant_id')
-    .select(['u.id', 'u.email', 'u.password_hash', 'u.merchant_id', 'm.name as merchant_name'])
-    .where('u.email', '=', email)
-    .executeTakeFirst();
+  const user = await findSignInUser(db, email);
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
   if (!user || !ok) throw new AppError('unauthorized', 'The email or password is not correct.');
   await throttle.succeeded(email, ip);
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
-  await db
-    .insertInto('portal_sessions')
-    .values({ id: hash(token), merchant_id: user.merchant_id, user_id: user.id, csrf_token: csrfToken, expires_at: sql`clock_timestamp() + ${`${IDLE_HOURS} hours`}::interval` as never })
-    .execute();
+  await insertSession(db, merchantScope(user.merchant_id), { id: hash(token), user_id: user.id, csrf_token: csrfToken }, IDLE_HOURS);
   return { token, session: { id: hash(token), merchantId: user.merchant_id, merchantName: user.merchant_name, userId: user.id, email: user.email, csrfToken } };
 }
 
 export async function findSession(db: Database, token: string | undefined): Promise<Session | null> {
   if (!token) return null;
-  const row = await db
-    .selectFrom('portal_sessions as s')
-    .innerJoin('portal_users as u', 'u.id', 's.user_id')
-    .innerJoin('merchants as m', 'm.id', 's.merchant_id')
-    .select(['s.id', 's.merchant_id', 'm.name as merchant_name', 's.user_id', 'u.email', 's.csrf_token', 's.last_seen_at'])
-    .where('s.id', '=', hash(token))
-    .where('s.expires_at', '>', sql<Date>`clock_timestamp()`)
-    .executeTakeFirst();
+  const row = await findLiveSession(db, hash(token));
   if (!row) return null;
   // Sliding expiry, written at most once a minute.
-  if (Date.now() - row.last_seen_at.getTime() > 60_000) {
-    await db
-      .updateTable('portal_sessions')
-      .set({ last_seen_at: sql`clock_timestamp()`, expires_at: sql`clock_timestamp() + ${`${IDLE_HOURS} hours`}::interval` as never })
-      .where('id', '=', row.id)
-      .execute();
-  }
+  if (Date.now() - row.last_seen_at.getTime() > 60_000) await extendSession(db, merchantScope(row.merchant_id), row.id, IDLE_HOURS);
   return { id: row.id, merchantId: row.merchant_id, merchantName: row.merchant_name, userId: row.user_id, email: row.email, csrfToken: row.csrf_token };
 }
 
 export async function signOut(db: Database, session: Session) {
-  await db.deleteFrom('portal_sessions').where('id', '=', session.id).execute();
+  await deleteSession(db, merchantScope(session.merchantId), session.id);
+}
+
+/** A signed-in request's context: the session's merchant, every location. */
+export function portalCtx(req: FastifyRequest): Ctx {
+  return operatorCtx(req, req.session!.merchantId);
 }
 
 export function isHttps(req: FastifyRequest, publicBaseUrl: string | null) {

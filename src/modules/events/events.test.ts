@@ -8,6 +8,7 @@ import { decodePosition } from '../../events/envelope.ts';
 import { SCOPES } from '../../http/scopes.ts';
 import { json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { fulfil, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
+import { merchantScope } from '../../db/scope.ts';
 import { selectFeedPage } from './queries.ts';
 
 let t: TestApp;
@@ -248,7 +249,7 @@ describe('the horizon', () => {
       // The event records its transaction; that transaction is the horizon, so its own event is not yet in the feed.
       expect(stored.xid).toBe(rows[0].xid);
       expect(BigInt(stored.position_xid) >= BigInt(rows[0].xmin)).toBe(true);
-      inside = (await selectFeedPage(trx, m.id, { types: null, locationIds: null }, decodePosition(before), 10)).map((e) => e.id);
+      inside = (await selectFeedPage(trx, merchantScope(m.id), null, decodePosition(before), 10)).map((e) => e.id);
       return eventId;
     });
     expect(inside).toEqual([]);

@@ -2,14 +2,8 @@
 // bounded by the limit; see docs/events.md for why the horizon makes it gap-free.
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import type { Position, StoredEvent } from '../../events/envelope.ts';
-
-export interface FeedFilter {
-  /** Event types to return; null = every type but ping. */
-  types: string[] | null;
-  /** Location-bound events only of these locations; null = all. */
-  locationIds: string[] | null;
-}
 
 const COLUMNS = ['id', 'type', 'created_at', 'merchant_id', 'location_id', 'payload', 'position_xid', 'seq'] as const;
 
@@ -17,39 +11,40 @@ const COLUMNS = ['id', 'type', 'created_at', 'merchant_id', 'location_id', 'payl
  * Events after `after`, in feed order, whose position is below the oldest transaction still in
  * flight (pg_snapshot_xmin of this statement's snapshot): no commit can land behind them later.
  */
-export async function selectFeedPage(db: Database, merchantId: string, filter: FeedFilter, after: Position | null, limit: number): Promise<StoredEvent[]> {
-  return feedPageQuery(db, merchantId, filter, after, limit).execute();
+export async function selectFeedPage(db: Database, scope: Scope, types: string[] | null, after: Position | null, limit: number): Promise<StoredEvent[]> {
+  return feedPageQuery(db, scope, types, after, limit).execute();
 }
 
-/** The page query itself (bench/feed-plan.ts explains it at 10,000 and 1,000,000 events). */
-export function feedPageQuery(db: Database, merchantId: string, filter: FeedFilter, after: Position | null, limit: number) {
+/**
+ * The page query itself (bench/feed-plan.ts explains it at 10,000 and 1,000,000 events). `types`:
+ * the event types to return, null for every type but ping. Events bound to no location are seen by
+ * every key; location-bound ones follow the location rule.
+ */
+export function feedPageQuery(db: Database, scope: Scope, types: string[] | null, after: Position | null, limit: number) {
   let q = db
     .selectFrom('events')
     .select(COLUMNS)
-    .where('merchant_id', '=', merchantId)
+    .where(ofMerchant('events', scope))
     .where('type', '<>', 'ping')
     .where(sql<boolean>`position_xid < pg_snapshot_xmin(pg_current_snapshot())`);
   if (after) q = q.where(sql<boolean>`(position_xid, seq) > (${after.xid}::xid8, ${after.seq}::bigint)`);
-  if (filter.types) q = q.where('type', 'in', filter.types);
-  if (filter.locationIds) {
-    const allowed = filter.locationIds;
-    q = q.where((eb) => eb.or([eb('location_id', 'is', null), eb('location_id', 'in', allowed)]));
-  }
+  if (types) q = q.where('type', 'in', types);
+  if (scope.locationIds !== null) q = q.where((eb) => eb.or([eb('location_id', 'is', null), atVisibleLocation('events.location_id', scope)]));
   return q.orderBy('position_xid').orderBy('seq').limit(limit);
 }
 
-export async function selectEvent(db: Database, merchantId: string, id: string): Promise<StoredEvent | undefined> {
-  return db.selectFrom('events').select(COLUMNS).where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
+export async function selectEvent(db: Database, scope: Scope, id: string): Promise<StoredEvent | undefined> {
+  return db.selectFrom('events').select(COLUMNS).where(ofMerchant('events', scope)).where('id', '=', id).executeTakeFirst();
 }
 
 /** Whether a position is older than the feed keeps events: expired, purged, or never there. */
-export async function positionState(db: Database, merchantId: string, at: Position, retentionDays: number): Promise<'kept' | 'expired' | 'unknown'> {
+export async function positionState(db: Database, scope: Scope, at: Position, retentionDays: number): Promise<'kept' | 'expired' | 'unknown'> {
   const { rows } = await sql<{ expired: boolean | null; earlier: boolean }>`
     select (select e.created_at < clock_timestamp() - make_interval(days => ${retentionDays})
               from events e
-             where e.merchant_id = ${merchantId} and e.position_xid = ${at.xid}::xid8 and e.seq = ${at.seq}::bigint) as expired,
+             where ${ofMerchant('e', scope)} and e.position_xid = ${at.xid}::xid8 and e.seq = ${at.seq}::bigint) as expired,
            exists (select 1 from events e
-                    where e.merchant_id = ${merchantId} and (e.position_xid, e.seq) < (${at.xid}::xid8, ${at.seq}::bigint)) as earlier`.execute(db);
+                    where ${ofMerchant('e', scope)} and (e.position_xid, e.seq) < (${at.xid}::xid8, ${at.seq}::bigint)) as earlier`.execute(db);
   const { expired, earlier } = rows[0];
   if (expired === null) return earlier ? 'unknown' : 'expired';
   return expired ? 'expired' : 'kept';

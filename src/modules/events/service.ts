@@ -1,6 +1,7 @@
 // The event feed: the merchant's events in commit order, as the key may see them.
 import { EVENT_TYPES, type EventType } from '../../events/outbox.ts';
 import { decodePosition, eventEnvelope, type EventEnvelope } from '../../events/envelope.ts';
+import { canSeeLocation } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalid, notFound } from '../../http/errors.ts';
 import { positionState, selectEvent, selectFeedPage } from './queries.ts';
@@ -62,7 +63,7 @@ export async function listEvents(ctx: FeedCtx, query: FeedQuery): Promise<{ item
   const types = visibleTypes(ctx, query.types);
   const after = query.after === null ? null : decodePosition(query.after);
   if (after) {
-    const state = await positionState(ctx.db, ctx.merchantId, after, query.retentionDays);
+    const state = await positionState(ctx.db, ctx, after, query.retentionDays);
     if (state === 'expired') {
       throw new AppError(
         'cursor_expired',
@@ -74,15 +75,15 @@ export async function listEvents(ctx: FeedCtx, query: FeedQuery): Promise<{ item
       throw invalid('/after', 'no event of this merchant has this position', 'unknown_id');
     }
   }
-  const rows = await selectFeedPage(ctx.db, ctx.merchantId, { types, locationIds: ctx.locationIds }, after, query.limit + 1);
+  const rows = await selectFeedPage(ctx.db, ctx, types, after, query.limit + 1);
   return { items: rows.slice(0, query.limit).map((e) => eventEnvelope(e, ctx.locationIds)), more: rows.length > query.limit };
 }
 
 /** One event, as the feed shows it; one the key may not see (type, location, ping) is not found. */
 export async function getEvent(ctx: FeedCtx, id: string): Promise<EventEnvelope> {
-  const event = await selectEvent(ctx.db, ctx.merchantId, id);
+  const event = await selectEvent(ctx.db, ctx, id);
   const scope = event ? EVENT_READ_SCOPE[event.type as EventType] : undefined;
   if (!event || !scope || !ctx.scopes.has(scope)) throw notFound('event');
-  if (event.location_id && ctx.locationIds && !ctx.locationIds.includes(event.location_id)) throw notFound('event');
+  if (event.location_id !== null && !canSeeLocation(ctx, event.location_id)) throw notFound('event');
   return eventEnvelope(event, ctx.locationIds);
 }

@@ -1,52 +1,41 @@
 // Merchants and their portal users (operator onboarding).
 import { inTransaction, type Database } from '../../db/database.ts';
+import { merchantScope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
-import { AppError, invalid, notFound } from '../../http/errors.ts';
+import { invalid, notFound } from '../../http/errors.ts';
 import { hashPassword } from './passwords.ts';
+import { deleteUserSessions, emailTaken, insertMerchant, insertPortalUser, merchantExists, selectMerchantsWithPeople, setPasswordByEmail } from './queries.ts';
+import type { MerchantBody, PortalUserBody } from './schemas.ts';
 
-export async function createMerchant(db: Database, input: { name: string; currency?: string }) {
-  const row = await db
-    .insertInto('merchants')
-    .values({ name: input.name, currency: (input.currency ?? 'USD').toUpperCase() })
-    .returning(['id', 'name', 'currency'])
-    .executeTakeFirstOrThrow();
-  return row;
+export async function createMerchant(db: Database, input: MerchantBody) {
+  return insertMerchant(db, { name: input.name, currency: (input.currency ?? 'USD').toUpperCase() });
 }
 
 export async function assertMerchant(db: Database, merchantId: string): Promise<void> {
-  const row = await db.selectFrom('merchants').select('id').where('id', '=', merchantId).executeTakeFirst();
-  if (!row) throw notFound('merchant');
+  if (!(await merchantExists(db, merchantId))) throw notFound('merchant');
 }
 
 /** The one form of an email the portal stores, looks up and throttles on. */
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
-export async function createPortalUser(ctx: Ctx, input: { email: string; password: string }) {
+const emailTakenError = () => invalid('/email', 'is already registered', 'taken');
+
+export async function createPortalUser(ctx: Ctx, input: PortalUserBody) {
   const email = normaliseEmail(input.email);
-  const taken = await ctx.db.selectFrom('portal_users').select('id').where('email', '=', email).executeTakeFirst();
-  if (taken) throw invalid('/email', 'is already registered', 'taken');
+  if (await emailTaken(ctx.db, email)) throw emailTakenError();
   const password_hash = await hashPassword(input.password);
   try {
-    return await ctx.db
-      .insertInto('portal_users')
-      .values({ merchant_id: ctx.merchantId, email, password_hash })
-      .returning(['id', 'email'])
-      .executeTakeFirstOrThrow();
+    return await insertPortalUser(ctx.db, ctx, { email, password_hash });
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw invalid('/email', 'is already registered', 'taken');
+    // Two creates of one email at once: the unique index decides.
+    if ((err as { code?: string }).code === '23505') throw emailTakenError();
     throw err;
   }
 }
 
 /** Every merchant with its locations and portal users' emails (operator CLI). */
 export async function listMerchants(db: Database) {
-  const merchants = await db.selectFrom('merchants').select(['id', 'name', 'currency', 'created_at']).orderBy('created_at').orderBy('id').execute();
-  const ids = merchants.map((m) => m.id);
-  if (ids.length === 0) return [];
-  const [locations, users] = await Promise.all([
-    db.selectFrom('locations').select(['merchant_id', 'id', 'name']).where('merchant_id', 'in', ids).orderBy('created_at').orderBy('id').execute(),
-    db.selectFrom('portal_users').select(['merchant_id', 'email']).where('merchant_id', 'in', ids).orderBy('email').execute(),
-  ]);
+  const { merchants, locations, users } = await selectMerchantsWithPeople(db);
   return merchants.map((m) => ({
     id: m.id,
     name: m.name,
@@ -58,15 +47,13 @@ export async function listMerchants(db: Database) {
 }
 
 /** A new password for a portal user, found by email; their open sessions end. */
-export async function resetPortalPassword(db: Database, input: { email: string; password: string }) {
-  const email = input.email.trim().toLowerCase();
+export async function resetPortalPassword(db: Database, input: PortalUserBody) {
+  const email = normaliseEmail(input.email);
   const password_hash = await hashPassword(input.password);
   return inTransaction(db, async (trx) => {
-    const user = await trx.updateTable('portal_users').set({ password_hash }).where('email', '=', email).returning(['id', 'email', 'merchant_id']).executeTakeFirst();
+    const user = await setPasswordByEmail(trx, email, password_hash);
     if (!user) throw invalid('/email', 'is not a portal user', 'unknown_id');
-    const ended = await trx.deleteFrom('portal_sessions').where('merchant_id', '=', user.merchant_id).where('user_id', '=', user.id).executeTakeFirst();
-    return { id: user.id, email: user.email, merchant_id: user.merchant_id, sessions_ended: Number(ended.numDeletedRows) };
+    const sessions_ended = await deleteUserSessions(trx, merchantScope(user.merchant_id), user.id);
+    return { id: user.id, email: user.email, merchant_id: user.merchant_id, sessions_ended };
   });
 }
-
-export { AppError };

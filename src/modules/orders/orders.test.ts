@@ -286,7 +286,7 @@ describe('GET /orders', () => {
 
 describe('demo seed', () => {
   it('places open orders at both locations through intake, one partially fulfilled and shipped; skips without a catalog', async () => {
-    const { seedOrders } = await import('../../db/seed/orders.ts');
+    const { seedOrders } = await import('../../seed/orders.ts');
     const demoMerchant = await t.merchant({ locations: 2 });
     const ctx = { db: t.database.db, merchantId: demoMerchant.id, apiKeyId: null, locationIds: null };
     const locations = demoMerchant.locations.map((id, i) => ({ id, name: `L${i}` }));

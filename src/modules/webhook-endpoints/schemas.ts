@@ -1,6 +1,8 @@
 // Webhook endpoints, deliveries and attempts as the portal shows them.
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { LocationRestriction } from '../../http/location-restriction.ts';
+import { Literals, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { EVENT_TYPES } from '../../events/outbox.ts';
 
 export const Endpoint = Type.Object({
   id: Uuid(),
@@ -13,6 +15,35 @@ export const Endpoint = Type.Object({
   updated_at: Timestamp(),
 });
 
+export type Endpoint = Static<typeof Endpoint>;
+
+const strict = { additionalProperties: false } as const;
+const EndpointFields = {
+  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  events: Type.Array(Literals(EVENT_TYPES), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true }),
+  description: Nullable(Type.String({ maxLength: 500 })),
+};
+
+/** The body that creates an endpoint (operator API and portal). */
+export const EndpointBody = Type.Object(
+  { url: EndpointFields.url, events: EndpointFields.events, location_ids: LocationRestriction, description: Type.Optional(EndpointFields.description) },
+  strict,
+);
+export type EndpointBody = Static<typeof EndpointBody>;
+
+/** The body that changes an endpoint: any of the create fields, and its status. */
+export const EndpointPatch = Type.Object(
+  {
+    url: Type.Optional(EndpointFields.url),
+    events: Type.Optional(EndpointFields.events),
+    location_ids: LocationRestriction,
+    description: Type.Optional(EndpointFields.description),
+    status: Type.Optional(Type.Union([Type.Literal('enabled'), Type.Literal('disabled')])),
+  },
+  strict,
+);
+export type EndpointPatch = Static<typeof EndpointPatch>;
+
 export const EndpointHealth = Type.Object({
   deliveries_24h: Type.Integer(),
   delivered_24h: Type.Integer(),
@@ -24,8 +55,6 @@ export const EndpointHealth = Type.Object({
   ),
 });
 export type EndpointHealth = Static<typeof EndpointHealth>;
-
-export type Endpoint = Static<typeof Endpoint>;
 
 export const DeliveryStatus = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]);
 
@@ -40,6 +69,7 @@ export const Delivery = Type.Object({
   created_at: Timestamp(),
   updated_at: Timestamp(),
 });
+export type Delivery = Static<typeof Delivery>;
 
 export const PortalDelivery = Type.Object({
   ...Delivery.properties,

@@ -1,9 +1,9 @@
 // Demo orders for a new database: open orders at both demo locations, placed through the same
 // intake service as the operator API, one of them partially fulfilled and shipped with tracking.
-import type { DemoContext } from '../seed.ts';
-import { createOrder } from '../../modules/orders/service.ts';
-import { createFulfillment, attachTracking } from '../../modules/fulfillments/service.ts';
-import { adjustInventory } from '../../modules/inventory/service.ts';
+import type { DemoContext } from './context.ts';
+import { createOrder } from '../modules/orders/service.ts';
+import { createFulfillment, attachTracking } from '../modules/fulfillments/service.ts';
+import { adjustInventory } from '../modules/inventory/service.ts';
 
 const CUSTOMERS = [
   {

@@ -1,24 +1,15 @@
-// The demo merchant a new database starts with, so `npm start` shows something real at once.
+// The demo merchant a new database starts with, so `npm start` shows something real at once:
+// application code (it calls the services, as an operator would), so it lives above the modules.
 import { randomBytes } from 'node:crypto';
-import type { Database } from './database.ts';
-import type { Ctx } from '../http/context.ts';
+import type { Database } from '../db/database.ts';
+import { merchantScope } from '../db/scope.ts';
 import { WAREHOUSE_PRESET, SCOPES } from '../http/scopes.ts';
 import { createApiKey } from '../modules/api-keys/service.ts';
 import { createMerchant, createPortalUser } from '../modules/merchants/service.ts';
 import { createMediaAsset, createNamed } from '../modules/reference/service.ts';
-import { seedCatalog } from './seed/catalog.ts';
-import { seedOrders } from './seed/orders.ts';
-import { seedWebhooks } from './seed/webhooks.ts';
-
-export interface DemoContext {
-  ctx: Ctx;
-  locations: { id: string; name: string }[];
-  vendors: { id: string; name: string }[];
-  tags: { id: string; name: string }[];
-  images: { id: string; url: string }[];
-  /** Filled by seedCatalog: native variants by SKU. */
-  variants: Record<string, string>;
-}
+import { seedCatalog } from './catalog.ts';
+import type { DemoContext } from './context.ts';
+import { seedOrders } from './orders.ts';
 
 export interface DemoCredentials {
   merchantId: string;
@@ -36,7 +27,7 @@ export async function isNewDatabase(db: Database): Promise<boolean> {
 export async function seedDemo(db: Database): Promise<DemoCredentials> {
   return db.transaction().execute(async (trx) => {
     const merchant = await createMerchant(trx, { name: 'Demo Outfitters', currency: 'USD' });
-    const ctx: Ctx = { db: trx, merchantId: merchant.id, apiKeyId: null, locationIds: null };
+    const ctx = { db: trx, ...merchantScope(merchant.id), apiKeyId: null };
     const locations = [await createNamed(ctx, 'locations', 'Main Warehouse'), await createNamed(ctx, 'locations', 'East Coast 3PL')];
     const vendors = [await createNamed(ctx, 'vendors', 'Northwind Apparel'), await createNamed(ctx, 'vendors', 'Summit Gear')];
     const tags = [];
@@ -48,7 +39,6 @@ export async function seedDemo(db: Database): Promise<DemoCredentials> {
     const demo: DemoContext = { ctx, locations, vendors, tags, images, variants: {} };
     await seedCatalog(demo);
     await seedOrders(demo);
-    await seedWebhooks(demo);
 
     const all = await createApiKey(ctx, { label: 'Demo: all scopes', scopes: [...SCOPES] });
     const warehouse = await createApiKey(ctx, { label: 'Demo: Main Warehouse', scopes: WAREHOUSE_PRESET, location_ids: [locations[0].id] });

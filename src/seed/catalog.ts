@@ -1,10 +1,10 @@
 // Demo catalog: native products with stock at both demo locations, a collection and a video,
 // and connected records from a "shopify" source beside them.
-import type { DemoContext } from '../seed.ts';
-import { createProduct } from '../../modules/products/service.ts';
-import { createCollection } from '../../modules/collections/service.ts';
-import { createVideo } from '../../modules/social-videos/service.ts';
-import { connectedSync } from '../../modules/catalog/connected-sync.ts';
+import type { DemoContext } from './context.ts';
+import { createProduct } from '../modules/products/service.ts';
+import { createCollection } from '../modules/collections/service.ts';
+import { createVideo } from '../modules/social-videos/service.ts';
+import { connectedSync } from '../modules/catalog/connected-sync.ts';
 
 export async function seedCatalog(demo: DemoContext): Promise<void> {
   const { ctx, vendors, tags, images, locations } = demo;

@@ -1,2 +1,0 @@
-// Schema changes of the webhooks work (empty so far).
-export const statements: string[] = [];

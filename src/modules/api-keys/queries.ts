@@ -1,0 +1,40 @@
+// API-key statements. Every one takes the merchant's scope and filters by it.
+import { sql } from 'kysely';
+import type { Database } from '../../db/database.ts';
+import { ofMerchant, type Scope } from '../../db/scope.ts';
+
+const COLUMNS = ['id', 'label', 'prefix', 'scopes', 'location_ids', 'created_at', 'last_used_at', 'revoked_at'] as const;
+
+export function insertApiKey(
+  db: Database,
+  scope: Scope,
+  key: { label: string; prefix: string; secret_hash: string; scopes: string[]; location_ids: string[] | null },
+) {
+  return db
+    .insertInto('api_keys')
+    .values({ merchant_id: scope.merchantId, ...key })
+    .returning(COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+/** Newest first. */
+export function selectApiKeys(db: Database, scope: Scope) {
+  return db.selectFrom('api_keys').select(COLUMNS).where(ofMerchant('api_keys', scope)).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+export function selectApiKey(db: Database, scope: Scope, id: string) {
+  return db.selectFrom('api_keys').select(COLUMNS).where(ofMerchant('api_keys', scope)).where('id', '=', id).executeTakeFirst();
+}
+
+/** Revoking twice keeps the first time. */
+export function markRevoked(db: Database, scope: Scope, id: string) {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`coalesce(revoked_at, clock_timestamp())`, updated_at: sql`clock_timestamp()` })
+    .where(ofMerchant('api_keys', scope))
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+}
+
+export type ApiKeyRow = NonNullable<Awaited<ReturnType<typeof selectApiKey>>>;
