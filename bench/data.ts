@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { postgresDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { hashSecret } from '../src/modules/api-keys/service.ts';
+import { hashSecret } from '../src/http/keys.ts';
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const dbUrl = (name: string) => ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
