@@ -18,6 +18,7 @@ interface Contract {
 }
 
 let contract: Promise<Contract> | null = null;
+let loaded: Contract | null = null;
 
 /** The published documents, loaded once per test process. */
 function load(): Promise<Contract> {
@@ -27,7 +28,8 @@ function load(): Promise<Contract> {
     addFormats(ajv);
     const docs = [integration, platform].map((d, i) => closeObjects(structuredClone(d), `doc${i}`));
     docs.forEach((d, i) => ajv.addSchema({ $id: `doc${i}`, components: d.components }, `doc${i}`));
-    return { docs, ajv, validators: new Map() };
+    loaded = { docs, ajv, validators: new Map() };
+    return loaded;
   })();
   return contract;
 }
@@ -124,6 +126,30 @@ export async function webhookViolations(headers: Record<string, unknown>, raw: s
   const validate = validator(c, `webhook ${body.type}`, op.requestBody.content['application/json'].schema);
   if (!validate(body)) out.push(`webhook ${body.type}: the body does not match the document: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`);
   return out;
+}
+
+/**
+ * The operationId of a route (`GET /api/integrations/v1/orders/:id` → `getOrder`) and the statuses
+ * its document lists, or null for a route no document describes (portal, health, documents).
+ * Synchronous: call it after `preloadContract()` (startTestApp does).
+ */
+export function operationOf(method: string, route: string): { operationId: string; statuses: number[] } | null {
+  if (!loaded) throw new Error('operationOf() before preloadContract()');
+  const path = route.replace(/:(\w+)/g, '{$1}');
+  for (const doc of loaded.docs) {
+    const op = doc.paths[path]?.[method.toLowerCase()];
+    if (op?.operationId) return { operationId: op.operationId, statuses: Object.keys(op.responses).filter((k) => /^\d+$/.test(k)).map(Number) };
+  }
+  return null;
+}
+
+/** The statuses an operation's document lists (empty for an unknown operationId). */
+export function statusesOf(operationId: string): number[] {
+  if (!loaded) throw new Error('statusesOf() before preloadContract()');
+  for (const doc of loaded.docs)
+    for (const item of Object.values<Json>(doc.paths))
+      for (const op of Object.values<Json>(item)) if (op?.operationId === operationId) return Object.keys(op.responses).filter((k) => /^\d+$/.test(k)).map(Number);
+  return [];
 }
 
 /** Load the documents ahead of the first check (so a check adds no delay to a test's timing). */

@@ -10,7 +10,9 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { pgliteDatabase, postgresDatabase, PGLITE_PARSERS, type DatabaseHandle } from '../src/db/database.ts';
 import { serverSecret } from '../src/db/migrate.ts';
 import fs from 'node:fs';
-import { preloadContract, responseViolations } from './contract.ts';
+import { operationOf, preloadContract, responseViolations, statusesOf } from './contract.ts';
+import type { components as IntegrationComponents, operations as IntegrationOperations } from '../packages/sdk/src/generated/openapi.ts';
+import type { operations as PlatformOperations } from './generated/platform.ts';
 import type { Logger } from 'pino';
 
 export const OPERATOR_TOKEN = 'test-operator-token';
@@ -106,6 +108,8 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
     if (route) {
       const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
       violations.push(...(await responseViolations({ method: req.method, route, status: reply.statusCode, headers: reply.getHeaders(), body })));
+      const operation = operationOf(req.method, route);
+      if (operation) answeredBy.set(String(reply.getHeader('x-request-id') ?? req.id), operation.operationId);
     }
     return payload;
   });
@@ -161,13 +165,79 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
   };
 }
 
-/** Parse a response body, failing with the body when the status is not the expected one. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function json(res: LightMyRequestResponse, status?: number): any {
-  if (status !== undefined && res.statusCode !== status) {
-    throw new Error(`expected ${status}, got ${res.statusCode}: ${res.body}`);
-  }
+// ── Reading answers, typed from the published documents ────────────────────────────────────────
+// `json(res, 201, 'createFulfillment')` asserts the status, checks that the answer came from that
+// operation's route, and returns the body typed as the document says that status answers
+// (integration types: the SDK's generated ones; operator types: test/generated/platform.ts).
+
+type Operations = IntegrationOperations & PlatformOperations;
+export type OperationId = keyof Operations & string;
+type Responses<K extends OperationId> = Operations[K]['responses'];
+/** The statuses the document lists for an operation. */
+export type DocumentedStatus<K extends OperationId> = keyof Responses<K> & number;
+type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : null;
+/** The body an operation answers with a status (null when that status has no body). */
+export type ResponseBody<K extends OperationId, S extends DocumentedStatus<K>> = ContentOf<Responses<K>[S]>;
+type SuccessStatus<K extends OperationId> = Extract<DocumentedStatus<K>, 200 | 201 | 202 | 204>;
+/** Any body an operation documents (for a test that accepts several outcomes). */
+export type AnyBody<K extends OperationId> = ResponseBody<K, DocumentedStatus<K>>;
+/** An RFC 9457 problem as the document describes it. */
+export type Problem = IntegrationComponents['schemas']['Problem'];
+
+/** Which operation answered each request (by X-Request-Id), recorded by startTestApp's onSend hook. */
+const answeredBy = new Map<string, string>();
+
+function body(res: LightMyRequestResponse): unknown {
   return res.body ? JSON.parse(res.body) : null;
+}
+
+function expectStatus(res: LightMyRequestResponse, status: number) {
+  if (res.statusCode !== status) throw new Error(`expected ${status}, got ${res.statusCode}: ${res.body}`);
+}
+
+/** Fails unless the answer came from `operation`'s route (a wrong operationId would type the body wrongly). */
+function expectOperation(res: LightMyRequestResponse, operation: OperationId) {
+  const id = res.headers['x-request-id'];
+  const actual = typeof id === 'string' ? answeredBy.get(id) : undefined;
+  if (actual === undefined) throw new Error(`json(…, '${operation}'): no documented route answered this request (${res.statusCode}: ${res.body.slice(0, 200)})`);
+  if (actual !== operation) throw new Error(`json(…, '${operation}'): the answer came from ${actual}`);
+}
+
+/** The body of `operation`'s answer, failing with the body when the status is not `status`. */
+export function json<K extends OperationId, S extends DocumentedStatus<K>>(res: LightMyRequestResponse, status: S, operation: K): ResponseBody<K, S> {
+  expectStatus(res, status);
+  expectOperation(res, operation);
+  return body(res) as ResponseBody<K, S>;
+}
+
+/** The body of `operation`'s success answer (its one documented 2xx status). */
+export function ok<K extends OperationId>(res: LightMyRequestResponse, operation: K): ResponseBody<K, SuccessStatus<K>> {
+  const success = statusesOf(operation).filter((s) => s >= 200 && s < 300);
+  if (success.length !== 1) throw new Error(`ok(…, '${operation}'): the operation documents ${success.length} success statuses (${success.join(', ')}); use json(res, status, '${operation}')`);
+  return json(res, success[0] as SuccessStatus<K>, operation) as ResponseBody<K, SuccessStatus<K>>;
+}
+
+/** The body of `operation`'s answer whatever its documented status (the test checks which). */
+export function anyJson<K extends OperationId>(res: LightMyRequestResponse, operation: K): AnyBody<K> {
+  expectOperation(res, operation);
+  return body(res) as AnyBody<K>;
+}
+
+/** A problem answer (application/problem+json) with this status. */
+export function problem(res: LightMyRequestResponse, status: number): Problem {
+  expectStatus(res, status);
+  const type = String(res.headers['content-type'] ?? '').split(';')[0];
+  if (type !== 'application/problem+json') throw new Error(`expected application/problem+json, got ${type || '(none)'}: ${res.body}`);
+  return body(res) as Problem;
+}
+
+/**
+ * The body of an answer no document describes (portal, health, the documents themselves), typed by
+ * the caller: `untypedJson<{ data: PortalOverview }>(res, 200)`. Prefer json() for documented routes.
+ */
+export function untypedJson<T>(res: LightMyRequestResponse, status: number): T {
+  expectStatus(res, status);
+  return body(res) as T;
 }
 
 /** Every page of a list, following next_cursor. */
