@@ -26,6 +26,7 @@ try {
   // The SDK's types come from the app's OpenAPI document: generate and build it before anything imports it.
   step('SDK build (types generated from the OpenAPI document)', process.execPath, ['packages/sdk/scripts/generate.ts']);
   step('SDK compile to dist/', process.execPath, ['packages/sdk/scripts/build.ts']);
+  step('test helper types (operator API document)', process.execPath, ['test/generate-contract-types.ts']);
   step('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']);
   step('layer check (no backward imports, no cycles beyond scripts/layer-baseline.json)', process.execPath, ['scripts/check-layers.ts']);
   step('warehouse connector: tsc --strict, no any, no casts', process.execPath, ['scripts/check-connector.ts']);

@@ -72,7 +72,7 @@ describe('operator CLI', () => {
     expect(text.stdout).toMatch(/^API key [0-9a-f-]{36} {2}"Reader" {2}scopes orders\.read\nSecret \(shown once; only its hash is stored\): mia_sk_[\w-]{43}\n$/);
 
     const cookie = await withApp(async (t) => {
-      expect(json(await t.api(key.secret, 'GET', '/locations'), 200).data.map((l: { name: string }) => l.name)).toEqual(['Main']);
+      expect(json(await t.api(key.secret, 'GET', '/locations'), 200, 'listLocations').data.map((l: { name: string }) => l.name)).toEqual(['Main']);
       const res = await login(t, 'ops@cli.test', user.password);
       expect(res.statusCode).toBe(200);
       return String(res.headers['set-cookie']).split(';')[0];

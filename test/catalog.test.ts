@@ -1,6 +1,6 @@
 // Collections, social videos and connected records over HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, problem, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -15,15 +15,15 @@ beforeAll(async () => {
   t = await startTestApp();
   m = await t.merchant();
   key = await m.key(ALL);
-  tag = json(await m.op('POST', '/tags', { name: 'sale' }), 201).data.id;
-  product = json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201).data;
+  tag = json(await m.op('POST', '/tags', { name: 'sale' }), 201, 'createTag').data.id;
+  product = json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201, 'createProduct').data;
   sync = json(await m.op('POST', '/connected-sync', {
     source_name: 'shopify',
     media_assets: [{ external_id: 'img-1', url: 'https://cdn.example.com/1.jpg', kind: 'image' }, { external_id: 'vid-1', url: 'https://cdn.example.com/1.mp4', kind: 'video' }],
     products: [{ external_id: 'p-1', title: 'Synced Tee', media_external_ids: ['img-1'], tag_ids: [tag], variants: [{ external_id: 'v-1', sku: 'TEE', price: 12.5, media_external_id: 'img-1' }, { external_id: 'v-2', sku: 'TEE-2', price: 13 }] }],
     collections: [{ external_id: 'c-1', title: 'Summer', kind: 'smart', rules: [{ column: 'tag', relation: 'equals', condition: 'summer' }], product_external_ids: ['p-1'] }],
     social_videos: [{ external_id: 's-1', title: 'Unboxing', video_external_id: 'vid-1', product_external_ids: ['p-1'], collection_external_ids: ['c-1'] }],
-  }), 200).data;
+  }), 200, 'syncConnectedSource').data;
 });
 afterAll(() => t?.close());
 
@@ -33,24 +33,24 @@ describe('connected records', () => {
     expect(sync.media_assets).toMatchObject({ created: 2, updated: 0 });
     expect(sync.collections).toMatchObject({ created: 1, updated: 0 });
     expect(sync.social_videos).toMatchObject({ created: 1, updated: 0 });
-    const p = json(await t.api(key, 'GET', `/products/${sync.products.ids['p-1']}`), 200).data;
+    const p = json(await t.api(key, 'GET', `/products/${sync.products.ids['p-1']}`), 200, 'getProduct').data;
     expect(p).toMatchObject({ source: 'connected', source_name: 'shopify', external_id: 'p-1', title: 'Synced Tee', handle: 'synced-tee', status: 'active', tag_ids: [tag], primary_image_asset_id: sync.media_assets.ids['img-1'] });
     // A connected variant may repeat a native SKU.
     expect(p.variants.map((v: any) => [v.external_id, v.sku, v.price, v.media_asset_id])).toEqual([['v-1', 'TEE', 12.5, sync.media_assets.ids['img-1']], ['v-2', 'TEE-2', 13, null]]);
-    const list = json(await t.api(key, 'GET', '/products'), 200).data;
+    const list = json(await t.api(key, 'GET', '/products'), 200, 'listProducts').data;
     expect(list.map((x: any) => x.source).sort()).toEqual(['connected', 'native']);
-    const c = json(await t.api(key, 'GET', `/collections/${sync.collections.ids['c-1']}`), 200).data;
+    const c = json(await t.api(key, 'GET', `/collections/${sync.collections.ids['c-1']}`), 200, 'getCollection').data;
     expect(c).toMatchObject({ kind: 'smart', source: 'connected', product_ids: [p.id] });
-    const v = json(await t.api(key, 'GET', `/social-videos/${sync.social_videos.ids['s-1']}`), 200).data;
+    const v = json(await t.api(key, 'GET', `/social-videos/${sync.social_videos.ids['s-1']}`), 200, 'getSocialVideo').data;
     expect(v).toMatchObject({ source: 'connected', video_asset_id: sync.media_assets.ids['vid-1'], product_ids: [p.id], collection_ids: [c.id], status: 'published' });
-    const assets = json(await t.api(key, 'GET', '/media-assets'), 200).data;
+    const assets = json(await t.api(key, 'GET', '/media-assets'), 200, 'listMediaAssets').data;
     expect(assets.filter((a: any) => a.source === 'connected').map((a: any) => a.external_id).sort()).toEqual(['img-1', 'vid-1']);
   });
 
   it('a second sync updates in place and drops variants no longer sent', async () => {
-    const again = json(await m.op('POST', '/connected-sync', { source_name: 'shopify', products: [{ external_id: 'p-1', title: 'Synced Tee 2', variants: [{ external_id: 'v-2', sku: 'TEE-2', price: 14 }] }] }), 200).data;
+    const again = json(await m.op('POST', '/connected-sync', { source_name: 'shopify', products: [{ external_id: 'p-1', title: 'Synced Tee 2', variants: [{ external_id: 'v-2', sku: 'TEE-2', price: 14 }] }] }), 200, 'syncConnectedSource').data;
     expect(again.products).toEqual({ created: 0, updated: 1, ids: { 'p-1': sync.products.ids['p-1'] } });
-    const p = json(await t.api(key, 'GET', `/products/${sync.products.ids['p-1']}`), 200).data;
+    const p = json(await t.api(key, 'GET', `/products/${sync.products.ids['p-1']}`), 200, 'getProduct').data;
     expect(p.title).toBe('Synced Tee 2');
     expect(p.variants.map((v: any) => [v.external_id, v.price])).toEqual([['v-2', 14]]);
   });
@@ -63,7 +63,7 @@ describe('connected records', () => {
     ] as const;
     for (const [path, body] of targets) {
       const before = (await t.api(key, 'GET', path)).body;
-      const res = json(await t.api(key, 'PATCH', path, body), 409);
+      const res = problem(await t.api(key, 'PATCH', path, body), 409);
       expect(res.code).toBe('read_only_record');
       const after = (await t.api(key, 'GET', path)).body;
       expect(JSON.parse(after).data).toEqual(JSON.parse(before).data);
@@ -71,43 +71,43 @@ describe('connected records', () => {
   });
 
   it('a sync naming unknown external ids fails whole with pointers', async () => {
-    const res = json(await m.op('POST', '/connected-sync', { source_name: 'shopify', collections: [{ external_id: 'c-9', title: 'X', product_external_ids: ['nope'] }] }), 422);
+    const res = json(await m.op('POST', '/connected-sync', { source_name: 'shopify', collections: [{ external_id: 'c-9', title: 'X', product_external_ids: ['nope'] }] }), 422, 'syncConnectedSource');
     expect(res.errors).toEqual([{ path: '/collections/0/product_external_ids/0', message: 'no product with external_id "nope" from shopify', code: 'unknown_id' }]);
-    expect(json(await t.api(key, 'GET', '/collections'), 200).data).toHaveLength(1);
+    expect(json(await t.api(key, 'GET', '/collections'), 200, 'listCollections').data).toHaveLength(1);
   });
 });
 
 describe('collections', () => {
   it('creates a manual collection, pending edits, full-set links, review', async () => {
     const res = await t.api(key, 'POST', '/collections', { title: 'Summer Picks', product_ids: [product.id], tag_ids: [tag] });
-    const c = json(res, 201).data;
+    const c = json(res, 201, 'createCollection').data;
     expect(res.headers.location).toBe(`/api/integrations/v1/collections/${c.id}`);
     expect(c).toMatchObject({ source: 'native', kind: 'manual', handle: 'summer-picks', review_status: 'not_submitted', product_ids: [product.id], tag_ids: [tag] });
-    const patched = json(await t.api(key, 'PATCH', `/collections/${c.id}`, { title: 'Winter', product_ids: [], submit: true }), 200).data;
+    const patched = json(await t.api(key, 'PATCH', `/collections/${c.id}`, { title: 'Winter', product_ids: [], submit: true }), 200, 'updateCollection').data;
     expect(patched).toMatchObject({ title: 'Summer Picks', pending_title: 'Winter', product_ids: [], tag_ids: [tag], review_status: 'in_review' });
-    const approved = json(await m.op('POST', `/collections/${c.id}/review`, { decision: 'approve' }), 200).data;
+    const approved = json(await m.op('POST', `/collections/${c.id}/review`, { decision: 'approve' }), 200, 'reviewCollection').data;
     expect(approved).toMatchObject({ title: 'Winter', pending_title: null, review_status: 'approved' });
   });
 
   it('refuses smart collections, other merchants\' products and submit without scope', async () => {
-    expect(json(await t.api(key, 'POST', '/collections', { title: 'S', kind: 'smart' }), 422).errors).toEqual([{ path: '/kind', message: 'is not a known field', code: 'unknown_field' }]);
+    expect(json(await t.api(key, 'POST', '/collections', { title: 'S', kind: 'smart' }), 422, 'createCollection').errors).toEqual([{ path: '/kind', message: 'is not a known field', code: 'unknown_field' }]);
     const other = await t.merchant();
     const ok = await other.key(['products.write', 'collections.write']);
-    const theirs = json(await t.api(ok, 'POST', '/products', { title: 'Theirs' }), 201).data.id;
-    expect(json(await t.api(key, 'POST', '/collections', { title: 'S', product_ids: [theirs] }), 422).errors).toEqual([{ path: '/product_ids/0', message: 'is not a product of this merchant', code: 'unknown_id' }]);
-    expect(json(await t.api(ok, 'POST', '/collections', { title: 'S', submit: true }), 403).code).toBe('insufficient_scope');
-    expect(json(await t.api(ok, 'PATCH', `/collections/${sync.collections.ids['c-1']}`, { title: 'x' }), 404).code).toBe('not_found');
+    const theirs = json(await t.api(ok, 'POST', '/products', { title: 'Theirs' }), 201, 'createProduct').data.id;
+    expect(json(await t.api(key, 'POST', '/collections', { title: 'S', product_ids: [theirs] }), 422, 'createCollection').errors).toEqual([{ path: '/product_ids/0', message: 'is not a product of this merchant', code: 'unknown_id' }]);
+    expect(json(await t.api(ok, 'POST', '/collections', { title: 'S', submit: true }), 403, 'createCollection').code).toBe('insufficient_scope');
+    expect(json(await t.api(ok, 'PATCH', `/collections/${sync.collections.ids['c-1']}`, { title: 'x' }), 404, 'updateCollection').code).toBe('not_found');
   });
 });
 
 describe('social videos', () => {
   it('creates with exactly one video source and applies PATCHes at once', async () => {
     const res = await t.api(key, 'POST', '/social-videos', { title: 'How to', video_url: 'https://videos.example.com/a.mp4', product_ids: [product.id] });
-    const v = json(res, 201).data;
+    const v = json(res, 201, 'createSocialVideo').data;
     expect(v).toMatchObject({ source: 'native', status: 'draft', video_url: 'https://videos.example.com/a.mp4', video_asset_id: null, product_ids: [product.id], collection_ids: [] });
-    const patched = json(await t.api(key, 'PATCH', `/social-videos/${v.id}`, { title: 'How to 2', status: 'published', product_ids: [] }), 200).data;
+    const patched = json(await t.api(key, 'PATCH', `/social-videos/${v.id}`, { title: 'How to 2', status: 'published', product_ids: [] }), 200, 'updateSocialVideo').data;
     expect(patched).toMatchObject({ title: 'How to 2', status: 'published', product_ids: [] });
-    expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x' }), 422).errors[0].code).toBe('one_of');
-    expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x', video_url: 'http://insecure.example.com/a.mp4' }), 422).errors[0].path).toBe('/video_url');
+    expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x' }), 422, 'createSocialVideo').errors?.[0].code).toBe('one_of');
+    expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x', video_url: 'http://insecure.example.com/a.mp4' }), 422, 'createSocialVideo').errors?.[0].path).toBe('/video_url');
   });
 });

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, OPERATOR_TOKEN, onPostgres, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { addStock, fulfil, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from './fixtures.ts';
 
 describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
@@ -23,7 +23,7 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
   });
   afterAll(() => t?.close());
 
-  const onHand = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200).data[0];
+  const onHand = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data[0];
 
   it('50 parallel +1 adjustments on one row sum to exactly 50', async () => {
     const res = await Promise.all(
@@ -60,13 +60,13 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     const inFlight = res.filter((r) => r.statusCode === 409);
     expect(fresh).toHaveLength(1);
     expect(replays.length + inFlight.length).toBe(19);
-    for (const r of replays) expect(json(r)).toEqual(json(fresh[0]));
+    for (const r of replays) expect(json(r, 201, 'createFulfillment')).toEqual(json(fresh[0], 201, 'createFulfillment'));
     for (const r of inFlight) {
-      expect(json(r).code).toBe('idempotency_in_progress');
+      expect(json(r, 409, 'createFulfillment').code).toBe('idempotency_in_progress');
       expect(r.headers['retry-after']).toBe('1');
     }
-    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
-    expect(o.fulfillment_summary).toEqual({ fulfilled_quantity: 1, total_quantity: 10, fulfillment_ids: [json(fresh[0]).data.id] });
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
+    expect(o.fulfillment_summary).toEqual({ fulfilled_quantity: 1, total_quantity: 10, fulfillment_ids: [json(fresh[0], 201, 'createFulfillment').data.id] });
   });
 
   it('two fulfillments racing for the last fulfillable unit of an item: one 201, one 422', async () => {
@@ -74,13 +74,13 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
       { variant_id: p.variants[0].id, quantity: 2 },
       { variant_id: p.variants[1].id, quantity: 1 },
     ]);
-    json(await fulfil(t, key, order, [1, 0]), 201);
+    json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment');
     const before = await onHand(p.variants[0].id);
     const res = await Promise.all([fulfil(t, key, order, [1, 0]), fulfil(t, key, order, [1, 0])]);
     expect(res.map((r) => r.statusCode).sort()).toEqual([201, 422]);
-    const loser = json(res.find((r) => r.statusCode === 422)!);
+    const loser = json(res.find((r) => r.statusCode === 422)!, 422, 'createFulfillment');
     expect(loser.errors).toEqual([{ path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (0)', code: 'exceeds_fulfillable' }]);
-    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect([o.status, o.fulfillment_status, o.fulfillment_summary.fulfilled_quantity]).toEqual(['open', 'partially_fulfilled', 2]);
     expect(await onHand(p.variants[0].id)).toMatchObject({ on_hand: before.on_hand - 1, committed: before.committed - 1 });
   });
@@ -102,15 +102,15 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
       await client.query('commit');
       const res = await racing;
       expect(res.map((r) => r.statusCode).sort()).toEqual([201, 422]);
-      expect(json(res.find((r) => r.statusCode === 422)!).errors).toEqual([
+      expect(json(res.find((r) => r.statusCode === 422)!, 422, 'createFulfillment').errors).toEqual([
         { path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (0)', code: 'exceeds_fulfillable' },
       ]);
     } finally {
       await client.end();
     }
-    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect([o.status, o.fulfillment_summary.fulfillment_ids.length]).toEqual(['closed', 1]);
-    expect(json(await fulfil(t, key, order, [1]), 409).code).toBe('invalid_state');
+    expect(json(await fulfil(t, key, order, [1]), 409, 'createFulfillment').code).toBe('invalid_state');
   });
 
   it('parallel intakes get distinct consecutive numbers and never oversell a deny-policy variant', async () => {
@@ -119,9 +119,9 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     const res = await Promise.all(
       Array.from({ length: 12 }, () => m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: q.variants[0].id, quantity: 1 }] })),
     );
-    const ok = res.filter((r) => r.statusCode === 201).map((r) => json(r).data.order_number as number);
+    const ok = res.filter((r) => r.statusCode === 201).map((r) => json(r, 201, 'createOrder').data.order_number as number);
     expect(ok).toHaveLength(5);
-    expect(res.filter((r) => r.statusCode === 422).map((r) => json(r).code)).toEqual(Array(7).fill('insufficient_inventory'));
+    expect(res.filter((r) => r.statusCode === 422).map((r) => json(r, 422, 'createOrder').code)).toEqual(Array(7).fill('insufficient_inventory'));
     expect(new Set(ok).size).toBe(5);
     expect(await onHand(q.variants[0].id)).toMatchObject({ on_hand: 5, committed: 5, available: 0 });
   });
@@ -138,7 +138,7 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
       const res = await fulfil(t, key, order, [1], { 'idempotency-key': 'slow-1' });
       expect(Date.now() - started).toBeLessThan(2000);
       expect(res.statusCode).toBe(409);
-      expect(json(res).code).toBe('idempotency_in_progress');
+      expect(json(res, 409, 'createFulfillment').code).toBe('idempotency_in_progress');
       expect(res.headers['retry-after']).toBe('1');
       await client.query('rollback');
       const after = await fulfil(t, key, order, [1], { 'idempotency-key': 'slow-1' });
@@ -208,7 +208,7 @@ describe.runIf(onPostgres())('several API processes on one PostgreSQL', () => {
     const statuses = res.map((r) => (r.status === 201 && r.headers.get('idempotent-replayed') === 'true' ? 'replay' : String(r.status)));
     expect(statuses.filter((s) => s === '201')).toHaveLength(1);
     expect(statuses.every((s) => ['201', 'replay', '409'].includes(s))).toBe(true);
-    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect(o.fulfillment_summary.fulfillment_ids).toHaveLength(1);
     expect(o.line_items[0].fulfilled_quantity).toBe(1);
 
@@ -216,7 +216,7 @@ describe.runIf(onPostgres())('several API processes on one PostgreSQL', () => {
       Array.from({ length: 20 }, (_, i) => post(urls[i % 2], '/inventory/adjustments', { adjustments: [{ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }] })),
     );
     expect(adj.map((r) => r.status)).toEqual(Array(20).fill(200));
-    const row = json(await t.api(key, 'GET', `/inventory?variant_id=${p.variants[0].id}`), 200).data[0];
+    const row = json(await t.api(key, 'GET', `/inventory?variant_id=${p.variants[0].id}`), 200, 'listInventory').data[0];
     expect(row).toMatchObject({ on_hand: 10 - 1 + 20, committed: 4 });
   });
 });

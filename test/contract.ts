@@ -154,3 +154,32 @@ export function statusesOf(operationId: string): number[] {
 
 /** Load the documents ahead of the first check (so a check adds no delay to a test's timing). */
 export const preloadContract = () => load().then(() => undefined);
+
+/**
+ * How tests read a published document (GET …/openapi.json) when they assert its structure: every
+ * node as a JSON Schema or operation object with the fields tests look at. Reading a field the node
+ * lacks gives undefined at run time, and the assertion on it fails.
+ */
+export interface DocumentNode {
+  $ref?: string;
+  type?: string | string[];
+  enum: string[];
+  operationId: string;
+  name: string;
+  parameters: DocumentNode[];
+  responses: Record<string, DocumentNode>;
+  content: Record<string, DocumentNode>;
+  schema: DocumentNode;
+  properties: Record<string, DocumentNode>;
+  items: DocumentNode;
+  anyOf: DocumentNode[];
+  oneOf: DocumentNode[];
+  [key: string]: unknown;
+}
+export interface DocumentShape {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, DocumentNode>>;
+  components: { schemas: Record<string, DocumentNode> };
+  webhooks: Record<string, { post: DocumentNode }>;
+}

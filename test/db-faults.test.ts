@@ -8,7 +8,7 @@ import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_URL, json, OPERATOR_TOKEN, onPostgres, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { ADMIN_URL, json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { makeProduct, WAREHOUSE, type MadeProduct } from './fixtures.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
@@ -132,7 +132,7 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
     await t?.close();
   });
 
-  const onHand = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200).data[0]?.on_hand ?? 0;
+  const onHand = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data[0]?.on_hand ?? 0;
 
   it('backends terminated under parallel load: alive, only 2xx or 503 problems, readyz back within 5 s, on_hand exact', async () => {
     const svc = await startService(t.database.url!);
@@ -231,8 +231,8 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
       const m = await t.merchant({ locations: 1 });
       const key = await m.key(WAREHOUSE);
       const variant = (await makeProduct(t, m, 'Cut', [{ sku: 'CUT-1', price: 1 }])).variants[0].id;
-      json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['inventory.updated'] }), 201);
-      const onHand = async () => json(await t.api(key, 'GET', `/inventory?variant_id=${variant}`), 200).data[0].on_hand;
+      json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['inventory.updated'] }), 201, 'createWebhookEndpoint');
+      const onHand = async () => json(await t.api(key, 'GET', `/inventory?variant_id=${variant}`), 200, 'listInventory').data[0].on_hand;
       const adjust = (base: string, idempotencyKey: string) =>
         fetch(`${base}/api/integrations/v1/inventory/adjustments`, {
           method: 'POST',
@@ -255,7 +255,7 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
       const duringWrite = await adjust(svc.url, 'h10f-during');
       expectUnavailableProblem(duringWrite, await duringWrite.json());
       // An event raised meanwhile by another process that can still reach the database.
-      json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variant, fulfillment_location_id: m.locations[0], adjustment: 1 }] }), 200);
+      json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variant, fulfillment_location_id: m.locations[0], adjustment: 1 }] }), 200, 'adjustInventory');
       expect(await readyz(svc.url)).toBe(503);
       expect(svc.exited(), svc.output()).toBe(false);
 

@@ -4,7 +4,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../src/events/worker.ts';
-import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 let t: TestApp;
@@ -12,10 +12,10 @@ let receiver: Receiver;
 
 async function merchantWithDelivery(email: string) {
   const m = await t.merchant({ locations: 1 });
-  const a = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201).data;
-  const b = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201).data;
-  const delivery = json(await m.op('POST', `/webhook-endpoints/${a.id}/test`), 200).data;
-  json(await m.op('POST', '/users', { email, password: 'correct horse battery' }), 201);
+  const a = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201, 'createWebhookEndpoint').data;
+  const b = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201, 'createWebhookEndpoint').data;
+  const delivery = json(await m.op('POST', `/webhook-endpoints/${a.id}/test`), 200, 'testWebhookEndpoint').data;
+  json(await m.op('POST', '/users', { email, password: 'correct horse battery' }), 201, 'createPortalUser');
   const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email, password: 'correct horse battery' }, remoteAddress: '10.8.0.1' });
   const portal = { cookie: String(res.headers['set-cookie']).split(';')[0] };
   return { m, a, b, delivery, portal };
@@ -44,8 +44,8 @@ const opAttempts = (m: TestMerchant, e: string, d: string) => m.op('GET', `/webh
 describe('delivery attempts', () => {
   it('lists the attempts of a delivery of this endpoint', async () => {
     const attempt = { id: expect.any(String), attempt: 1, status_code: 200, duration_ms: expect.any(Number), response_excerpt: 'answer 200', error: null, created_at: expect.any(String) };
-    expect(json(await opAttempts(one.m, one.a.id, one.delivery.id), 200).data).toEqual([attempt]);
-    const detail = json(await portalGet(one, `/webhook-endpoints/${one.a.id}/deliveries/${one.delivery.id}`), 200).data;
+    expect(json(await opAttempts(one.m, one.a.id, one.delivery.id), 200, 'listWebhookAttempts').data).toEqual([attempt]);
+    const detail = portalJson(await portalGet(one, `/webhook-endpoints/${one.a.id}/deliveries/${one.delivery.id}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries/:d').data;
     expect(detail.attempts_log).toEqual([{ ...attempt, request: expect.any(Object) }]);
   });
 
@@ -64,7 +64,7 @@ describe('delivery attempts', () => {
       for (const res of [await opAttempts(one.m, e, d), await portalGet(one, `/webhook-endpoints/${e}/deliveries/${d}`)]) {
         expect(res.statusCode, `${e} ${d}: ${res.body}`).toBe(404);
         expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect(json(res).code).toBe('not_found');
+        expect(problem(res, 404).code).toBe('not_found');
       }
     }
   });

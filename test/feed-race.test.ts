@@ -13,7 +13,7 @@ import { adjustInventory } from '../src/modules/inventory/service.ts';
 import { createOrder } from '../src/modules/orders/service.ts';
 import type { Ctx } from '../src/http/context.ts';
 import type { Database } from '../src/db/database.ts';
-import { json, OPERATOR_TOKEN, onPostgres, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { makeProduct, type MadeProduct } from './fixtures.ts';
 
 interface FeedEvent {
@@ -66,7 +66,7 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
   });
   afterAll(() => t?.close());
 
-  const feedAfter = async (after: string) => json(await t.api(key, 'GET', `/events?limit=250&after=${after}`), 200).data as FeedEvent[];
+  const feedAfter = async (after: string) => json(await t.api(key, 'GET', `/events?limit=250&after=${after}`), 200, 'listEvents').data as FeedEvent[];
   /** The position of the merchant's newest event, once the feed shows it (other sessions on the cluster may delay it). */
   const lastPosition = async () => {
     const newest = await t.database.db.selectFrom('events').select(['position_xid', 'seq']).where('merchant_id', '=', m.id).where('type', '<>', 'ping').orderBy('position_xid', 'desc').orderBy('seq', 'desc').executeTakeFirstOrThrow();
@@ -74,7 +74,7 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
     await until('the feed to catch up', 30_000, async () => {
       let after = '';
       for (;;) {
-        const page = json(await t.api(key, 'GET', `/events?limit=250${after}`), 200).data as FeedEvent[];
+        const page = json(await t.api(key, 'GET', `/events?limit=250${after}`), 200, 'listEvents').data as FeedEvent[];
         if (page.some((e) => e.position === position)) return true;
         if (page.length < 250) return undefined;
         after = `&after=${page[page.length - 1].position}`;
@@ -98,10 +98,10 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
     try {
       const t1Order = await t1Wrote.promise;
       // T2: an adjustment over HTTP, committed while T1 is open (it does not touch T1's rows).
-      const t2Row = json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: p.variants[1].id, fulfillment_location_id: m.locations[1], adjustment: 7 }] }), 200).data[0];
+      const t2Row = json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: p.variants[1].id, fulfillment_location_id: m.locations[1], adjustment: 7 }] }), 200, 'adjustInventory').data[0];
       // The race happened: T2 is committed and readable, T1 is not.
-      expect(json(await t.api(key, 'GET', `/inventory?variant_id=${p.variants[1].id}&location_id=${m.locations[1]}`), 200).data[0]).toEqual(t2Row);
-      expect(json(await t.api(key, 'GET', `/orders/${t1Order}`), 404).code).toBe('not_found');
+      expect(json(await t.api(key, 'GET', `/inventory?variant_id=${p.variants[1].id}&location_id=${m.locations[1]}`), 200, 'listInventory').data[0]).toEqual(t2Row);
+      expect(json(await t.api(key, 'GET', `/orders/${t1Order}`), 404, 'getOrder').code).toBe('not_found');
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from events where merchant_id = ${m.id} and type = 'inventory.updated' and payload->'object'->>'id' = ${t2Row.id}`.execute(db);
       expect(rows[0].n).toBe(1);
       // Neither is past T1's start in the feed, however often it is asked.
@@ -137,7 +137,7 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
       return (await adjustInventory(ctx(trx), [{ ...row, adjustment: 100 }]))[0];
     });
     await t1Started.promise;
-    const t2 = json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ ...row, adjustment: 10 }] }), 200).data[0];
+    const t2 = json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ ...row, adjustment: 10 }] }), 200, 'adjustInventory').data[0];
     t2Committed.resolve();
     const final = await t1;
     expect([t2.on_hand, final.on_hand]).toEqual([10, 110]);
@@ -151,7 +151,7 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
     });
     const onRow = seen.filter((e) => e.data.object.id === final.id).map((e) => e.data.object.on_hand);
     expect(onRow).toEqual([10, 110]);
-    expect(json(await t.api(key, 'GET', `/inventory?variant_id=${row.variant_id}&location_id=${row.fulfillment_location_id}`), 200).data[0]).toEqual(seen.filter((e) => e.data.object.id === final.id).at(-1)!.data.object);
+    expect(json(await t.api(key, 'GET', `/inventory?variant_id=${row.variant_id}&location_id=${row.fulfillment_location_id}`), 200, 'listInventory').data[0]).toEqual(seen.filter((e) => e.data.object.id === final.id).at(-1)!.data.object);
   });
 
   it(
@@ -346,8 +346,10 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
         const path = type.startsWith('order.') ? `/orders/${id}` : type.startsWith('fulfillment.') ? `/fulfillments/${id}` : type.startsWith('inventory.') ? null : 'skip';
         if (path === 'skip') continue;
         const now = path
-          ? json(await t.api(key, 'GET', path), 200).data
-          : json(await t.api(key, 'GET', `/inventory?variant_id=${object.variant_id}&location_id=${object.fulfillment_location_id}`), 200).data[0];
+          ? path.startsWith('/orders/')
+            ? json(await t.api(key, 'GET', path), 200, 'getOrder').data
+            : json(await t.api(key, 'GET', path), 200, 'getFulfillment').data
+          : json(await t.api(key, 'GET', `/inventory?variant_id=${object.variant_id}&location_id=${object.fulfillment_location_id}`), 200, 'listInventory').data[0];
         finals.push(now);
         if (!isDeepStrictEqual(now, object)) mismatches.push(`${type} ${id}: feed ${JSON.stringify(object)} now ${JSON.stringify(now)}`);
       }

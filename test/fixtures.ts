@@ -1,5 +1,6 @@
-// Test data for the warehouse suites: products (through the catalog API once it answers 201,
-// otherwise inserted with Kysely as plain test setup), stock, orders and fulfillments.
+// Test data for the warehouse suites: products (through the catalog API: a failing create fails the
+// test), stock, orders and fulfillments. Connected products, which may repeat a native SKU, come
+// from the operator's connected sync (syncConnectedProduct). No fixture inserts rows directly.
 import { randomBytes } from 'node:crypto';
 import { json, type TestApp, type TestMerchant } from './helpers.ts';
 
@@ -19,58 +20,34 @@ export interface MadeProduct {
 
 const writeKeys = new WeakMap<TestMerchant, string>();
 
-/** A native product with variants, for merchant m. */
+/** A native product with variants, for merchant m, created through POST /products (a failure fails the test). */
 export async function makeProduct(t: TestApp, m: TestMerchant, title: string, variants: VariantSpec[]): Promise<MadeProduct> {
   if (!writeKeys.has(m)) writeKeys.set(m, await m.key(['products.write', 'products.read']));
-  const res = await t.api(writeKeys.get(m)!, 'POST', '/products', { title, variants });
-  if (res.statusCode === 201) {
-    const data = json(res).data;
-    if (Array.isArray(data?.variants) && data.variants.length === variants.length) {
-      return { id: data.id, title, variants: data.variants.map((v: { id: string; sku: string | null }) => ({ id: v.id, sku: v.sku })) };
-    }
-  }
-  return insertProduct(t, m.id, title, variants);
+  const data = json(await t.api(writeKeys.get(m)!, 'POST', '/products', { title, variants }), 201, 'createProduct').data;
+  if (data.variants.length !== variants.length) throw new Error(`POST /products made ${data.variants.length} variants of ${variants.length}: ${JSON.stringify(data)}`);
+  return { id: data.id, title, variants: data.variants.map((v) => ({ id: v.id, sku: v.sku })) };
 }
 
-/** Direct insert (also used for connected variants that may repeat a SKU). */
-export async function insertProduct(t: TestApp, merchantId: string, title: string, variants: VariantSpec[], source: 'native' | 'connected' = 'native'): Promise<MadeProduct> {
-  const db = t.database.db;
-  const ext = source === 'connected' ? { source_name: 'shop', external_id: randomBytes(6).toString('hex') } : { source_name: null, external_id: null };
-  const product = await db
-    .insertInto('products')
-    .values({ merchant_id: merchantId, title, handle: `p-${randomBytes(6).toString('hex')}`, source, ...ext, description: null, pending_title: null, pending_description: null, vendor_id: null, primary_image_asset_id: null })
-    .returning(['id'])
-    .executeTakeFirstOrThrow();
-  const rows = await db
-    .insertInto('variants')
-    .values(
-      variants.map((v, position) => ({
-        merchant_id: merchantId,
-        product_id: product.id,
-        source,
-        external_id: source === 'connected' ? randomBytes(6).toString('hex') : null,
-        position,
-        sku: v.sku,
-        option1: v.option1 ?? null,
-        option2: v.option2 ?? null,
-        option3: null,
-        price: v.price,
-        compare_at_price: null,
-        barcode: null,
-        inventory_policy: v.inventory_policy ?? 'deny',
-        media_asset_id: null,
-        shipping_profile: null,
-      })),
-    )
-    .returning(['id', 'sku', 'position'])
-    .execute();
-  rows.sort((a, b) => a.position - b.position);
-  return { id: product.id, title, variants: rows.map((r) => ({ id: r.id, sku: r.sku })) };
+/**
+ * A connected product, synced through the operator API (POST /merchants/{m}/connected-sync): its
+ * variants may repeat a native variant's SKU (SKUs are unique among native variants only).
+ */
+/** Returns the product's id. */
+export async function syncConnectedProduct(m: TestMerchant, title: string, variants: VariantSpec[]): Promise<string> {
+  const externalId = randomBytes(6).toString('hex');
+  const body = {
+    source_name: 'shop',
+    products: [{ external_id: externalId, title, variants: variants.map((v, i) => ({ external_id: `${externalId}-${i}`, ...v })) }],
+  };
+  const synced = json(await m.op('POST', '/connected-sync', body), 200, 'syncConnectedSource').data;
+  const id = synced.products.ids[externalId];
+  if (!id) throw new Error(`connected sync did not create ${externalId}: ${JSON.stringify(synced)}`);
+  return id;
 }
 
 /** Set stock through the adjustments API (key needs inventory.adjust). */
 export async function addStock(t: TestApp, key: string, variantId: string, locationId: string, quantity: number) {
-  return json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment: quantity }] }), 200).data[0];
+  return json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment: quantity }] }), 200, 'adjustInventory').data[0];
 }
 
 /** Operator intake of an order; returns the order as the API shows it. */
@@ -80,7 +57,7 @@ export async function placeOrder(
   lines: { variant_id: string; quantity: number; price?: number }[],
   extra: Record<string, unknown> = {},
 ) {
-  return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: lines, ...extra }), 201).data;
+  return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: lines, ...extra }), 201, 'createOrder').data;
 }
 
 export async function fulfil(t: TestApp, key: string, order: { id: string; line_items: { id: string }[] }, quantities: number[], headers: Record<string, string> = {}) {

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockDataDir } from '../src/db/database.ts';
-import { json, startTestApp, walk, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, problem, startTestApp, untypedJson, walk, type TestApp, type TestMerchant } from './helpers.ts';
+import type { DocumentShape } from './contract.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -20,7 +21,7 @@ afterAll(() => t?.close());
 function expectProblem(res: Awaited<ReturnType<TestApp['api']>>, status: number, code: string) {
   expect(res.statusCode).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = json(res);
+  const body = problem(res, status);
   expect(body.code).toBe(code);
   expect(body.status).toBe(status);
   expect(body.type).toBe(`/errors#${code}`);
@@ -46,12 +47,12 @@ describe('authentication', () => {
   });
 
   it('a revoked key answers 401 at once, and the record shows revoked_at', async () => {
-    const res = json(await m.op('POST', '/api-keys', { label: 'to revoke', scopes: ['products.read'] }), 201);
+    const res = json(await m.op('POST', '/api-keys', { label: 'to revoke', scopes: ['products.read'] }), 201, 'createApiKey');
     expect(res.data.secret).toMatch(/^mia_sk_[A-Za-z0-9_-]{43}$/);
     expect(res.data.prefix).toBe(res.data.secret.slice(0, 13));
     expect(res.data.location_ids).toBeNull();
-    expect(json(await t.api(res.data.secret, 'GET', '/tags'), 200).data).toEqual([]);
-    const revoked = json(await m.op('DELETE', `/api-keys/${res.data.id}`), 200).data;
+    expect(json(await t.api(res.data.secret, 'GET', '/tags'), 200, 'listTags').data).toEqual([]);
+    const revoked = json(await m.op('DELETE', `/api-keys/${res.data.id}`), 200, 'revokeApiKey').data;
     expect(revoked.revoked_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(revoked.last_used_at).not.toBeNull();
     expect(revoked).not.toHaveProperty('secret');
@@ -76,7 +77,7 @@ describe('authentication', () => {
 
   it('an unknown scope or another merchant\'s location is refused when creating a key', async () => {
     const bad = expectProblem(await m.op('POST', '/api-keys', { label: 'x', scopes: ['products.read', 'products.delete'] }), 422, 'validation_failed');
-    expect(bad.errors.map((e: { path: string }) => e.path)).toContain('/scopes/1');
+    expect(bad.errors?.map((e: { path: string }) => e.path)).toContain('/scopes/1');
     const other = await t.merchant();
     const loc = expectProblem(await m.op('POST', '/api-keys', { label: 'x', scopes: ['orders.read'], location_ids: [other.locations[0]] }), 422, 'validation_failed');
     expect(loc.errors).toEqual([{ path: '/location_ids/0', message: 'is not a location of this merchant', code: 'unknown_id' }]);
@@ -84,7 +85,7 @@ describe('authentication', () => {
 
   it('a location-restricted key lists only its own locations', async () => {
     const key = await m.key(['orders.read'], [m.locations[1]]);
-    const body = json(await t.api(key, 'GET', '/locations'), 200);
+    const body = json(await t.api(key, 'GET', '/locations'), 200, 'listLocations');
     expect(body.data.map((l: { id: string }) => l.id)).toEqual([m.locations[1]]);
   });
 });
@@ -100,7 +101,7 @@ describe('validation and errors', () => {
 
   it('every broken field is reported, nested ones by pointer, and bodies are not coerced', async () => {
     const body = expectProblem(await m.op('POST', '/api-keys', { label: 5, scopes: [] }), 422, 'validation_failed');
-    expect(body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/label', '/scopes']);
+    expect(body.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/label', '/scopes']);
   });
 
   it('unknown query parameters and out-of-range limits answer 422', async () => {
@@ -108,10 +109,10 @@ describe('validation and errors', () => {
     expect(unknown.errors).toEqual([{ path: '/colour', message: 'is not a known field', code: 'unknown_field' }]);
     for (const limit of ['0', '251', 'ten']) {
       const res = expectProblem(await t.api(readKey, 'GET', `/tags?limit=${limit}`), 422, 'validation_failed');
-      expect(res.errors[0].path).toBe('/limit');
+      expect(res.errors?.[0].path).toBe('/limit');
     }
-    expect(json(await t.api(readKey, 'GET', '/tags?limit=250'), 200).meta.limit).toBe(250);
-    expect(json(await t.api(readKey, 'GET', '/tags'), 200).meta.limit).toBe(50);
+    expect(json(await t.api(readKey, 'GET', '/tags?limit=250'), 200, 'listTags').meta.limit).toBe(250);
+    expect(json(await t.api(readKey, 'GET', '/tags'), 200, 'listTags').meta.limit).toBe(50);
   });
 
   it('malformed JSON is 400, a non-JSON write is 415, a body over 1 MiB is 413', async () => {
@@ -135,7 +136,7 @@ describe('lists and cursors', () => {
   let ids: string[];
   beforeAll(async () => {
     const created: { id: string; updated_at: string }[] = [];
-    for (let i = 0; i < 120; i++) created.push(json(await m.op('POST', '/tags', { name: `tag ${i}` }), 201).data);
+    for (let i = 0; i < 120; i++) created.push(json(await m.op('POST', '/tags', { name: `tag ${i}` }), 201, 'createTag').data);
     // Two creates can share a millisecond; the list then orders them by id, not by creation.
     created.sort((a, b) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1));
     ids = created.map((r) => r.id);
@@ -150,16 +151,16 @@ describe('lists and cursors', () => {
   });
 
   it('the last page has next_cursor null; pages are full until the end', async () => {
-    const first = json(await t.api(readKey, 'GET', '/tags?limit=50'), 200);
+    const first = json(await t.api(readKey, 'GET', '/tags?limit=50'), 200, 'listTags');
     expect(first.data).toHaveLength(50);
-    const second = json(await t.api(readKey, 'GET', `/tags?limit=70&cursor=${first.meta.next_cursor}`), 200);
+    const second = json(await t.api(readKey, 'GET', `/tags?limit=70&cursor=${first.meta.next_cursor}`), 200, 'listTags');
     expect(second.data).toHaveLength(70);
     expect(second.meta).toEqual({ limit: 70, next_cursor: null });
   });
 
   it('a tampered cursor or one reused with other filters is 400', async () => {
-    const first = json(await t.api(readKey, 'GET', '/tags?limit=10'), 200);
-    const cursor: string = first.meta.next_cursor;
+    const first = json(await t.api(readKey, 'GET', '/tags?limit=10'), 200, 'listTags');
+    const cursor = first.meta.next_cursor!;
     const [payload, mac] = cursor.split('.');
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
     decoded.i = '00000000-0000-4000-8000-000000000000';
@@ -168,12 +169,12 @@ describe('lists and cursors', () => {
     expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor.slice(0, -2)}xx`), 400, 'malformed_request');
     expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor}&updated_after=2020-01-01T00:00:00.000Z`), 400, 'malformed_request');
     expectProblem(await t.api(readKey, 'GET', `/vendors?cursor=${cursor}`), 400, 'malformed_request');
-    expect(json(await t.api(readKey, 'GET', `/tags?cursor=${cursor}&limit=5`), 200).data).toHaveLength(5);
+    expect(json(await t.api(readKey, 'GET', `/tags?cursor=${cursor}&limit=5`), 200, 'listTags').data).toHaveLength(5);
   });
 
   it('updated_after is strict', async () => {
-    const all = json(await t.api(readKey, 'GET', '/tags?limit=250'), 200).data;
-    const after = json(await t.api(readKey, 'GET', `/tags?limit=250&updated_after=${all[9].updated_at}`), 200).data;
+    const all = json(await t.api(readKey, 'GET', '/tags?limit=250'), 200, 'listTags').data;
+    const after = json(await t.api(readKey, 'GET', `/tags?limit=250&updated_after=${all[9].updated_at}`), 200, 'listTags').data;
     expect(after.every((r: { updated_at: string }) => r.updated_at > all[9].updated_at)).toBe(true);
     expect(after.length).toBe(all.filter((r: { updated_at: string }) => r.updated_at > all[9].updated_at).length);
   });
@@ -181,7 +182,7 @@ describe('lists and cursors', () => {
   it('a merchant never sees another merchant\'s rows', async () => {
     const other = await t.merchant();
     const key = await other.key(['products.read']);
-    expect(json(await t.api(key, 'GET', '/tags'), 200).data).toEqual([]);
+    expect(json(await t.api(key, 'GET', '/tags'), 200, 'listTags').data).toEqual([]);
   });
 });
 
@@ -248,24 +249,24 @@ describe('operator API', () => {
   });
 
   it('creates merchants with their currency and answers 404 for an unknown merchant', async () => {
-    const res = json(await t.op('POST', '/merchants', { name: 'Acme', currency: 'eur' }), 201);
+    const res = json(await t.op('POST', '/merchants', { name: 'Acme', currency: 'eur' }), 201, 'createMerchant');
     expect(res.data).toEqual({ id: expect.any(String), name: 'Acme', currency: 'EUR' });
     expectProblem(await t.op('POST', '/merchants/00000000-0000-4000-8000-000000000000/tags', { name: 'x' }), 404, 'not_found');
   });
 
   it('creates portal users once per email', async () => {
-    const res = json(await m.op('POST', '/users', { email: 'Ops@Example.com', password: 'correct horse' }), 201);
+    const res = json(await m.op('POST', '/users', { email: 'Ops@Example.com', password: 'correct horse' }), 201, 'createPortalUser');
     expect(res.data).toEqual({ id: expect.any(String), email: 'ops@example.com' });
     const again = expectProblem(await m.op('POST', '/users', { email: 'ops@example.com', password: 'correct horse' }), 422, 'validation_failed');
-    expect(again.errors[0].path).toBe('/email');
+    expect(again.errors?.[0].path).toBe('/email');
   });
 });
 
 describe('service endpoints', () => {
   it('healthz, readyz and openapi.json need no key', async () => {
-    expect(json(await t.app.inject({ method: 'GET', url: '/healthz' }), 200)).toEqual({ status: 'ok' });
-    expect(json(await t.app.inject({ method: 'GET', url: '/readyz' }), 200)).toEqual({ status: 'ready' });
-    const doc = json(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
+    expect(untypedJson<{ status: string }>(await t.app.inject({ method: 'GET', url: '/healthz' }), 200)).toEqual({ status: 'ok' });
+    expect(untypedJson<{ status: string }>(await t.app.inject({ method: 'GET', url: '/readyz' }), 200)).toEqual({ status: 'ready' });
+    const doc = untypedJson<DocumentShape>(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).every((p) => p.startsWith('/api/integrations/v1/'))).toBe(true);
   });

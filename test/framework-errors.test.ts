@@ -3,7 +3,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, type TestApp } from './helpers.ts';
+import { startTestApp, type ResponseBody, type TestApp } from './helpers.ts';
 
 let t: TestApp;
 let port: number;
@@ -101,6 +101,6 @@ describe('HTTP parser errors', () => {
   it('the server keeps answering normal requests after all that', async () => {
     const res = await exchange(get('/api/integrations/v1/orders'));
     expect(res.status).toBe(200);
-    expect(json({ statusCode: 200, body: res.body } as never).request_id).toBe(res.headers['x-request-id']);
+    expect((JSON.parse(res.body) as ResponseBody<'listOrders', 200>).request_id).toBe(res.headers['x-request-id']);
   });
 });

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteEntry } from '../src/app.ts';
 import { SCOPES } from '../src/http/scopes.ts';
 import { fingerprint } from './fingerprint.ts';
-import { dbKind, json, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { dbKind, json, OPERATOR_TOKEN, portalJson, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { addStock, fulfil, makeProduct, placeOrder } from './fixtures.ts';
 
 const SEED = 20261122;
@@ -33,7 +33,7 @@ const ids: Record<string, string> = {};
 
 async function signIn() {
   const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'fuzz@fuzz.test', password: 'correct horse battery' } });
-  portal = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: json(res, 200).data.csrf_token };
+  portal = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: portalJson(res, 200, 'POST /portal/api/login').data.csrf_token };
 }
 
 beforeAll(async () => {
@@ -41,20 +41,20 @@ beforeAll(async () => {
   m = await t.merchant({ locations: 2 });
   const other = await t.merchant({ locations: 1, name: 'Other' });
   key = await m.key([...SCOPES]);
-  const spare = json(await m.op('POST', '/api-keys', { label: 'spare', scopes: ['orders.read'] }), 201).data;
-  json(await m.op('POST', '/users', { email: 'fuzz@fuzz.test', password: 'correct horse battery' }), 201);
+  const spare = json(await m.op('POST', '/api-keys', { label: 'spare', scopes: ['orders.read'] }), 201, 'createApiKey').data;
+  json(await m.op('POST', '/users', { email: 'fuzz@fuzz.test', password: 'correct horse battery' }), 201, 'createPortalUser');
   const [l1, l2] = m.locations;
   const p = await makeProduct(t, m, 'Fuzz Tee', [{ sku: 'FUZZ-1', price: 5 }, { sku: 'FUZZ-2', price: 6 }]);
   await addStock(t, key, p.variants[0].id, l1, 50);
   const order = await placeOrder(m, l1, [{ variant_id: p.variants[0].id, quantity: 3 }]);
-  const f = json(await fulfil(t, key, order, [1]), 201).data;
-  const collection = json(await t.api(key, 'POST', '/collections', { title: 'Fuzz collection', product_ids: [p.id] }), 201).data;
-  const video = json(await t.api(key, 'POST', '/social-videos', { title: 'Fuzz video', video_url: 'https://videos.example.com/f.mp4' }), 201).data;
-  const endpoint = json(await m.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/f', events: ['order.created'] }), 201).data;
-  json(await m.op('POST', `/webhook-endpoints/${endpoint.id}/test`, {}), 200);
-  const delivery = json(await m.op('GET', `/webhook-endpoints/${endpoint.id}/deliveries`), 200).data[0];
-  const tag = json(await m.op('POST', '/tags', { name: 'fuzz' }), 201).data;
-  const asset = json(await m.op('POST', '/media-assets', { url: 'https://img.example.com/f.jpg', kind: 'image' }), 201).data;
+  const f = json(await fulfil(t, key, order, [1]), 201, 'createFulfillment').data;
+  const collection = json(await t.api(key, 'POST', '/collections', { title: 'Fuzz collection', product_ids: [p.id] }), 201, 'createCollection').data;
+  const video = json(await t.api(key, 'POST', '/social-videos', { title: 'Fuzz video', video_url: 'https://videos.example.com/f.mp4' }), 201, 'createSocialVideo').data;
+  const endpoint = json(await m.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/f', events: ['order.created'] }), 201, 'createWebhookEndpoint').data;
+  json(await m.op('POST', `/webhook-endpoints/${endpoint.id}/test`, {}), 200, 'testWebhookEndpoint');
+  const delivery = json(await m.op('GET', `/webhook-endpoints/${endpoint.id}/deliveries`), 200, 'listWebhookDeliveries').data[0];
+  const tag = json(await m.op('POST', '/tags', { name: 'fuzz' }), 201, 'createTag').data;
+  const asset = json(await m.op('POST', '/media-assets', { url: 'https://img.example.com/f.jpg', kind: 'image' }), 201, 'createMediaAsset').data;
   Object.assign(ids, {
     m: m.id, l1, l2, product: p.id, variant: p.variants[0].id, variant2: p.variants[1].id, order: order.id, line: order.line_items[0].id,
     fulfillment: f.id, collection: collection.id, video: video.id, endpoint: endpoint.id, delivery: delivery.id, tag: tag.id, asset: asset.id,

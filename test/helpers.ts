@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import { operationOf, preloadContract, responseViolations, statusesOf } from './contract.ts';
 import type { components as IntegrationComponents, operations as IntegrationOperations } from '../packages/sdk/src/generated/openapi.ts';
 import type { operations as PlatformOperations } from './generated/platform.ts';
+import type { PortalAnswers, PortalRoute } from './portal-answers.ts';
 import type { Logger } from 'pino';
 
 export const OPERATOR_TOKEN = 'test-operator-token';
@@ -84,6 +85,11 @@ export interface TestApp {
   op(method: string, path: string, body?: unknown): Promise<LightMyRequestResponse>;
   /** Integration API call with a key: path relative to /api/integrations/v1. */
   api(key: string | null, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /**
+   * Requests the app was serving at once: `peak` since the last `reset()`. Race tests assert
+   * `peak >= 2` so a race that never overlapped fails instead of passing by accident.
+   */
+  inFlight: { readonly now: number; readonly peak: number; reset(): void };
   /** A merchant with named locations, created through the operator API. */
   merchant(options?: { locations?: number; name?: string }): Promise<TestMerchant>;
 }
@@ -109,7 +115,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
       const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
       violations.push(...(await responseViolations({ method: req.method, route, status: reply.statusCode, headers: reply.getHeaders(), body })));
       const operation = operationOf(req.method, route);
-      if (operation) answeredBy.set(String(reply.getHeader('x-request-id') ?? req.id), operation.operationId);
+      answeredBy.set(String(reply.getHeader('x-request-id') ?? req.id), { operation: operation?.operationId ?? null, route: `${req.method} ${route}` });
     }
     return payload;
   });
@@ -117,6 +123,12 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
     const found = violations.splice(0);
     if (found.length) throw new Error(`A response breaks the OpenAPI document:\n${found.join('\n')}`);
   };
+  const inFlight = { now: 0, peak: 0, reset: () => void (inFlight.peak = inFlight.now) };
+  app.addHook('onRequest', async () => {
+    inFlight.now++;
+    inFlight.peak = Math.max(inFlight.peak, inFlight.now);
+  });
+  app.addHook('onResponse', async () => void inFlight.now--);
   await app.ready();
 
   const call = async (opts: InjectOptions) => {
@@ -140,16 +152,17 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
     config,
     op,
     api,
+    inFlight,
     async close() {
       await app.close();
       await db.close();
       assertKeptContract(); // answers given to direct app.inject calls and to browsers
     },
     async merchant(options = {}) {
-      const m = json(await op('POST', '/merchants', { name: options.name ?? 'Test merchant' }), 201).data;
+      const m = json(await op('POST', '/merchants', { name: options.name ?? 'Test merchant' }), 201, 'createMerchant').data;
       const locations: string[] = [];
       for (let i = 0; i < (options.locations ?? 2); i++) {
-        locations.push(json(await op('POST', `/merchants/${m.id}/locations`, { name: `Location ${i + 1}` }), 201).data.id);
+        locations.push(json(await op('POST', `/merchants/${m.id}/locations`, { name: `Location ${i + 1}` }), 201, 'createLocation').data.id);
       }
       const mop = (method: string, path: string, body?: unknown) => op(method, `/merchants/${m.id}${path}`, body);
       return {
@@ -158,7 +171,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
         op: mop,
         async key(scopes: string[], locationIds?: string[]) {
           const res = await mop('POST', '/api-keys', { label: 'test key', scopes, ...(locationIds ? { location_ids: locationIds } : {}) });
-          return json(res, 201).data.secret;
+          return json(res, 201, 'createApiKey').data.secret;
         },
       };
     },
@@ -184,8 +197,12 @@ export type AnyBody<K extends OperationId> = ResponseBody<K, DocumentedStatus<K>
 /** An RFC 9457 problem as the document describes it. */
 export type Problem = IntegrationComponents['schemas']['Problem'];
 
-/** Which operation answered each request (by X-Request-Id), recorded by startTestApp's onSend hook. */
-const answeredBy = new Map<string, string>();
+/** Which route (and documented operation) answered each request, by X-Request-Id; recorded by startTestApp's onSend hook. */
+const answeredBy = new Map<string, { operation: string | null; route: string }>();
+const answerOf = (res: LightMyRequestResponse) => {
+  const id = res.headers['x-request-id'];
+  return typeof id === 'string' ? answeredBy.get(id) : undefined;
+};
 
 function body(res: LightMyRequestResponse): unknown {
   return res.body ? JSON.parse(res.body) : null;
@@ -197,10 +214,9 @@ function expectStatus(res: LightMyRequestResponse, status: number) {
 
 /** Fails unless the answer came from `operation`'s route (a wrong operationId would type the body wrongly). */
 function expectOperation(res: LightMyRequestResponse, operation: OperationId) {
-  const id = res.headers['x-request-id'];
-  const actual = typeof id === 'string' ? answeredBy.get(id) : undefined;
-  if (actual === undefined) throw new Error(`json(…, '${operation}'): no documented route answered this request (${res.statusCode}: ${res.body.slice(0, 200)})`);
-  if (actual !== operation) throw new Error(`json(…, '${operation}'): the answer came from ${actual}`);
+  const answer = answerOf(res);
+  if (!answer?.operation) throw new Error(`json(…, '${operation}'): no documented route answered this request (${answer?.route ?? 'no route'}; ${res.statusCode}: ${res.body.slice(0, 200)})`);
+  if (answer.operation !== operation) throw new Error(`json(…, '${operation}'): the answer came from ${answer.operation} (${answer.route})`);
 }
 
 /** The body of `operation`'s answer, failing with the body when the status is not `status`. */
@@ -231,6 +247,14 @@ export function problem(res: LightMyRequestResponse, status: number): Problem {
   return body(res) as Problem;
 }
 
+/** The body of a portal answer (/portal/api, in no published document), typed from the route's own response schema. */
+export function portalJson<R extends PortalRoute>(res: LightMyRequestResponse, status: number, route: R): PortalAnswers[R] {
+  expectStatus(res, status);
+  const answer = answerOf(res);
+  if (answer?.route !== route) throw new Error(`portalJson(…, '${route}'): the answer came from ${answer?.route ?? 'no route'}`);
+  return body(res) as PortalAnswers[R];
+}
+
 /**
  * The body of an answer no document describes (portal, health, the documents themselves), typed by
  * the caller: `untypedJson<{ data: PortalOverview }>(res, 200)`. Prefer json() for documented routes.
@@ -238,6 +262,14 @@ export function problem(res: LightMyRequestResponse, status: number): Problem {
 export function untypedJson<T>(res: LightMyRequestResponse, status: number): T {
   expectStatus(res, status);
   return body(res) as T;
+}
+
+/** A page of any cursor list operation (`list…`): its items' ids and the next cursor. */
+export function listPage(res: LightMyRequestResponse): { data: { id: string }[]; meta: { next_cursor: string | null } } {
+  expectStatus(res, 200);
+  const operation = answerOf(res)?.operation;
+  if (!operation?.startsWith('list')) throw new Error(`listPage(): the answer came from ${operation ?? 'no documented route'}, not a list operation`);
+  return body(res) as { data: { id: string }[]; meta: { next_cursor: string | null } };
 }
 
 /** Every page of a list, following next_cursor. */
@@ -248,8 +280,8 @@ export async function walk(t: TestApp, key: string, path: string, limit: number)
   do {
     const sep = path.includes('?') ? '&' : '?';
     const res = await t.api(key, 'GET', `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    const body = json(res, 200);
-    ids.push(...body.data.map((r: { id: string }) => r.id));
+    const body = listPage(res);
+    ids.push(...body.data.map((r) => r.id));
     cursor = body.meta.next_cursor;
     pages++;
   } while (cursor);

@@ -2,7 +2,6 @@
 // automatically), called with merchant B's key against merchant A's records, and with a key of A
 // restricted to location 2 against A's location-1 orders, fulfillments and inventory. The answer
 // is 404 / 422 / 403 or a 2xx that contains none of the hidden ids: never the data.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../src/http/scopes.ts';
 import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
@@ -21,11 +20,6 @@ let aIds: string[] = [];
 /** A's location-1 ids: none may appear in a 2xx answer to the key restricted to location 2. */
 let location1Ids: string[] = [];
 
-async function createOrInsert(path: string, body: object, insert: () => Promise<string>): Promise<string> {
-  const res = await t.api(aKey, 'POST', path, body);
-  return res.statusCode === 201 ? json(res).data.id : insert();
-}
-
 beforeAll(async () => {
   t = await startTestApp();
   a = await t.merchant({ locations: 2, name: 'Merchant A' });
@@ -35,26 +29,22 @@ beforeAll(async () => {
   restrictedKey = await a.key([...SCOPES], [a.locations[1]]);
   const [l1, l2] = a.locations;
 
-  A.tag = json(await a.op('POST', '/tags', { name: 'iso tag' }), 201).data.id;
-  A.vendor = json(await a.op('POST', '/vendors', { name: 'iso vendor' }), 201).data.id;
-  A.asset = json(await a.op('POST', '/media-assets', { url: 'https://img.example.com/iso.jpg', kind: 'image' }), 201).data.id;
+  A.tag = json(await a.op('POST', '/tags', { name: 'iso tag' }), 201, 'createTag').data.id;
+  A.vendor = json(await a.op('POST', '/vendors', { name: 'iso vendor' }), 201, 'createVendor').data.id;
+  A.asset = json(await a.op('POST', '/media-assets', { url: 'https://img.example.com/iso.jpg', kind: 'image' }), 201, 'createMediaAsset').data.id;
   const product = await makeProduct(t, a, 'Isolated Tee', [{ sku: 'ISO-1', price: 9 }]);
   A.product = product.id;
   A.variant = product.variants[0].id;
   const db = t.database.db;
-  A.collection = await createOrInsert('/collections', { title: 'Isolated collection' }, async () =>
-    (await db.insertInto('collections').values({ merchant_id: a.id, title: 'Isolated collection', handle: `c-${randomBytes(4).toString('hex')}`, source_name: null, external_id: null, description: null, pending_title: null, pending_description: null, primary_image_asset_id: null, rules: null }).returning('id').executeTakeFirstOrThrow()).id,
-  );
-  A.video = await createOrInsert('/social-videos', { title: 'Isolated video', video_url: 'https://videos.example.com/iso.mp4' }, async () =>
-    (await db.insertInto('social_videos').values({ merchant_id: a.id, title: 'Isolated video', video_url: 'https://videos.example.com/iso.mp4', source_name: null, external_id: null, description: null, video_asset_id: null, thumbnail_asset_id: null }).returning('id').executeTakeFirstOrThrow()).id,
-  );
+  A.collection = json(await t.api(aKey, 'POST', '/collections', { title: 'Isolated collection' }), 201, 'createCollection').data.id;
+  A.video = json(await t.api(aKey, 'POST', '/social-videos', { title: 'Isolated video', video_url: 'https://videos.example.com/iso.mp4' }), 201, 'createSocialVideo').data.id;
 
   const inv1 = await addStock(t, aKey, A.variant, l1, 20);
   const inv2 = await addStock(t, aKey, A.variant, l2, 20);
   const o1 = await placeOrder(a, l1, [{ variant_id: A.variant, quantity: 5 }]);
   const o2 = await placeOrder(a, l2, [{ variant_id: A.variant, quantity: 5 }]);
-  const f1 = json(await fulfil(t, aKey, o1, [1]), 201).data;
-  const f2 = json(await fulfil(t, aKey, o2, [1]), 201).data;
+  const f1 = json(await fulfil(t, aKey, o1, [1]), 201, 'createFulfillment').data;
+  const f2 = json(await fulfil(t, aKey, o2, [1]), 201, 'createFulfillment').data;
   Object.assign(A, { l1, l2, inv1: inv1.id, inv2: inv2.id, order1: o1.id, line1: o1.line_items[0].id, order2: o2.id, line2: o2.line_items[0].id, fulfillment1: f1.id, fulfillment2: f2.id });
   const orderEvent = async (location: string) =>
     (await db.selectFrom('events').select('id').where('merchant_id', '=', a.id).where('type', '=', 'order.created').where('location_id', '=', location).executeTakeFirstOrThrow()).id;
@@ -171,11 +161,11 @@ describe('isolation matrix', () => {
   }
 
   it('the restricted key still sees its own location: the matrix is not vacuous', async () => {
-    expect(json(await t.api(restrictedKey, 'GET', `/orders/${A.order2}`), 200).data.id).toBe(A.order2);
-    expect(json(await t.api(restrictedKey, 'GET', '/inventory'), 200).data.map((r: { id: string }) => r.id)).toEqual([A.inv2]);
-    expect(json(await t.api(restrictedKey, 'GET', `/inventory?location_id=${A.l1}`), 403).code).toBe('location_forbidden');
-    expect(json(await t.api(aKey, 'GET', '/orders'), 200).data.map((o: { id: string }) => o.id).sort()).toEqual([A.order1, A.order2].sort());
-    const feed = json(await t.api(restrictedKey, 'GET', '/events?types=order.created'), 200).data;
+    expect(json(await t.api(restrictedKey, 'GET', `/orders/${A.order2}`), 200, 'getOrder').data.id).toBe(A.order2);
+    expect(json(await t.api(restrictedKey, 'GET', '/inventory'), 200, 'listInventory').data.map((r: { id: string }) => r.id)).toEqual([A.inv2]);
+    expect(json(await t.api(restrictedKey, 'GET', `/inventory?location_id=${A.l1}`), 403, 'listInventory').code).toBe('location_forbidden');
+    expect(json(await t.api(aKey, 'GET', '/orders'), 200, 'listOrders').data.map((o: { id: string }) => o.id).sort()).toEqual([A.order1, A.order2].sort());
+    const feed = json(await t.api(restrictedKey, 'GET', '/events?types=order.created'), 200, 'listEvents').data;
     expect(feed.map((e: { id: string }) => e.id)).toEqual([A.event2]);
   });
 });

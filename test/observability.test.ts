@@ -8,7 +8,7 @@ import { startRetention, type RetentionJob } from '../src/maintenance/retention.
 import { SCOPES } from '../src/http/scopes.ts';
 import { createLogger } from '../src/logger.ts';
 import { addStock, makeProduct, placeOrder } from './fixtures.ts';
-import { json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp } from './helpers.ts';
+import { json, onPostgres, OPERATOR_TOKEN, portalJson, problem, startTestApp, type TestApp } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-tests';
@@ -74,11 +74,11 @@ describe('a full flow, logged and measured', () => {
 
     const m = await t.merchant({ locations: 1 });
     merchantId = m.id;
-    json(await m.op('POST', '/users', { email: 'ops@observed.test', password: PASSWORD }), 201);
-    const created = json(await m.op('POST', '/api-keys', { label: 'all', scopes: [...SCOPES] }), 201).data;
+    json(await m.op('POST', '/users', { email: 'ops@observed.test', password: PASSWORD }), 201, 'createPortalUser');
+    const created = json(await m.op('POST', '/api-keys', { label: 'all', scopes: [...SCOPES] }), 201, 'createApiKey').data;
     secrets.api_key = created.secret;
     keyId = created.id;
-    const endpoint = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.created', 'inventory.updated'] }), 201).data;
+    const endpoint = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.created', 'inventory.updated'] }), 201, 'createWebhookEndpoint').data;
     secrets.signing_secret = endpoint.signing_secret;
 
     // Portal: a failed sign-in, a good one, then a key created and the signing secret revealed.
@@ -86,15 +86,15 @@ describe('a full flow, logged and measured', () => {
     const login = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@observed.test', password: PASSWORD } });
     const cookie = String(login.headers['set-cookie']).split(';')[0];
     secrets.session_token = cookie.split('=')[1];
-    secrets.csrf_token = json(login, 200).data.csrf_token;
+    secrets.csrf_token = portalJson(login, 200, 'POST /portal/api/login').data.csrf_token;
     const portal = (method: string, url: string, payload?: unknown) =>
       t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie, 'x-csrf-token': secrets.csrf_token }, ...(payload ? { payload: payload as never } : {}) });
-    secrets.portal_key = json(await portal('POST', '/api-keys', { label: 'from portal', scopes: ['orders.read'] }), 201).data.secret;
-    expect(json(await portal('GET', `/webhook-endpoints/${endpoint.id}/secret`), 200).data.signing_secret).toBe(secrets.signing_secret);
+    secrets.portal_key = portalJson(await portal('POST', '/api-keys', { label: 'from portal', scopes: ['orders.read'] }), 201, 'POST /portal/api/api-keys').data.secret;
+    expect(portalJson(await portal('GET', `/webhook-endpoints/${endpoint.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data.signing_secret).toBe(secrets.signing_secret);
 
     // Integration API: reads, stock, an order, an idempotent write and its replay.
     const orders = await t.api(secrets.api_key, 'GET', '/orders');
-    json(orders, 200);
+    json(orders, 200, 'listOrders');
     ordersRequestId = String(orders.headers['x-request-id']);
     const p = await makeProduct(t, m, 'Observed tee', [{ sku: 'OBS-1', price: 12 }]);
     await addStock(t, secrets.api_key, p.variants[0].id, m.locations[0], 5);
@@ -195,6 +195,6 @@ describe('a full flow, logged and measured', () => {
   it('/metrics needs the token', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } });
     expect(res.statusCode).toBe(401);
-    expect(json(res).detail).toBe('Send "Authorization: Bearer <METRICS_TOKEN>".');
+    expect(problem(res, 401).detail).toBe('Send "Authorization: Bearer <METRICS_TOKEN>".');
   });
 });

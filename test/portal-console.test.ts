@@ -9,7 +9,7 @@ import { sign } from '../src/events/signer.ts';
 import { startWorker, type Worker } from '../src/events/worker.ts';
 import { createRequestLog } from '../src/http/request-log.ts';
 import { purgeExpired, retentionSteps } from '../src/maintenance/retention.ts';
-import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, portalJson, problem, startTestApp, type Problem, type TestApp, type TestMerchant } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 let t: TestApp;
@@ -25,10 +25,10 @@ const call = (method: string, url: string, payload?: unknown) =>
 beforeAll(async () => {
   t = await startTestApp({ webhookRetrySchedule: [0, 0] });
   m = await t.merchant({ locations: 2 });
-  json(await m.op('POST', '/users', { email: 'ops@console.test', password: 'correct horse battery' }), 201);
+  json(await m.op('POST', '/users', { email: 'ops@console.test', password: 'correct horse battery' }), 201, 'createPortalUser');
   const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@console.test', password: 'correct horse battery' } });
-  s = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: json(res, 200).data.csrf_token };
-  const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200).data;
+  s = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: portalJson(res, 200, 'POST /portal/api/login').data.csrf_token };
+  const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200, 'syncConnectedSource').data;
   variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
   worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });
   receiver = await startReceiver('/hooks');
@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 const placeOrder = async () =>
-  json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }), 201).data;
+  json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder').data;
 
 describe('API request log', () => {
   let keyId: string;
@@ -49,9 +49,9 @@ describe('API request log', () => {
   let otherSecret: string;
 
   beforeAll(async () => {
-    const k = json(await call('POST', '/api-keys', { label: 'Acme 3PL', scopes: ['orders.read'] }), 201).data;
+    const k = portalJson(await call('POST', '/api-keys', { label: 'Acme 3PL', scopes: ['orders.read'] }), 201, 'POST /portal/api/api-keys').data;
     [keyId, secret] = [k.id, k.secret];
-    const o = json(await call('POST', '/api-keys', { label: 'ERP', scopes: ['products.read'] }), 201).data;
+    const o = portalJson(await call('POST', '/api-keys', { label: 'ERP', scopes: ['products.read'] }), 201, 'POST /portal/api/api-keys').data;
     [otherKeyId, otherSecret] = [o.id, o.secret];
   });
 
@@ -65,7 +65,7 @@ describe('API request log', () => {
     const none = await t.api(null, 'GET', '/orders');
     expect(none.statusCode).toBe(401);
 
-    const log = json(await call('GET', '/request-log'), 200);
+    const log = portalJson(await call('GET', '/request-log'), 200, 'GET /portal/api/request-log');
     expect(log.data.map((e: { request_id: string }) => e.request_id)).toEqual([denied.headers['x-request-id'], bad.headers['x-request-id'], okRes.headers['x-request-id']]);
     const [d, b, o] = log.data;
     expect(o).toMatchObject({ method: 'GET', path: '/api/integrations/v1/orders', query: 'limit=5', status: 200, error_code: null, api_key: { id: keyId, label: 'Acme 3PL' } });
@@ -74,57 +74,59 @@ describe('API request log', () => {
     expect(b).toMatchObject({ status: 422, error_code: 'validation_failed', query: 'status=bogus' });
     expect(d).toMatchObject({ status: 403, error_code: 'insufficient_scope', path: '/api/integrations/v1/products' });
 
-    const found = json(await call('GET', `/request-log/${bad.headers['x-request-id']}`), 200).data;
+    const found = portalJson(await call('GET', `/request-log/${bad.headers['x-request-id']}`), 200, 'GET /portal/api/request-log/:request_id').data;
     expect(found.problem).toEqual(JSON.parse(bad.body));
-    expect(found.problem.errors[0].path).toBe('/status');
+    // The log keeps the problem as sent (any problem body): read it as the document's Problem.
+    expect((found.problem as Problem).errors?.[0].path).toBe('/status');
   });
 
   it('filters by key, status class, path and request id, and pages', async () => {
     await t.api(otherSecret, 'GET', '/products?limit=1');
     await t.api(otherSecret, 'GET', '/products/00000000-0000-4000-8000-000000000000');
-    const byKey = json(await call('GET', `/request-log?key_id=${otherKeyId}`), 200).data;
+    const byKey = portalJson(await call('GET', `/request-log?key_id=${otherKeyId}`), 200, 'GET /portal/api/request-log').data;
     expect(byKey.map((e: { status: number }) => e.status)).toEqual([404, 200]);
-    const errors = json(await call('GET', `/request-log?key_id=${otherKeyId}&status_class=4xx`), 200).data;
-    expect(errors.map((e: { error_code: string }) => e.error_code)).toEqual(['not_found']);
-    const ok = json(await call('GET', '/request-log?status_class=2xx'), 200).data;
+    const errors = portalJson(await call('GET', `/request-log?key_id=${otherKeyId}&status_class=4xx`), 200, 'GET /portal/api/request-log').data;
+    expect(errors.map((e) => e.error_code)).toEqual(['not_found']);
+    const ok = portalJson(await call('GET', '/request-log?status_class=2xx'), 200, 'GET /portal/api/request-log').data;
     expect(ok.every((e: { status: number }) => e.status >= 200 && e.status < 300)).toBe(true);
     expect(ok.length).toBe(2);
-    const byPath = json(await call('GET', '/request-log?path=PRODUCTS/0000'), 200).data;
+    const byPath = portalJson(await call('GET', '/request-log?path=PRODUCTS/0000'), 200, 'GET /portal/api/request-log').data;
     expect(byPath.map((e: { path: string }) => e.path)).toEqual(['/api/integrations/v1/products/00000000-0000-4000-8000-000000000000']);
-    const first = json(await call('GET', '/request-log?limit=2'), 200);
+    const first = portalJson(await call('GET', '/request-log?limit=2'), 200, 'GET /portal/api/request-log');
     expect(first.data).toHaveLength(2);
-    const next = json(await call('GET', `/request-log?limit=2&before=${first.next_before}`), 200);
+    const next = portalJson(await call('GET', `/request-log?limit=2&before=${first.next_before}`), 200, 'GET /portal/api/request-log');
     expect(Number(next.data[0].id)).toBeLessThan(Number(first.data[1].id));
-    expect(json(await call('GET', '/request-log?status_class=1xx'), 422).errors[0].path).toBe('/status_class');
+    expect(problem(await call('GET', '/request-log?status_class=1xx'), 422).errors?.[0].path).toBe('/status_class');
   });
 
   it('logs a revoked key\'s 401 under that key; requests without a known key are not logged', async () => {
-    const k = json(await call('POST', '/api-keys', { label: 'Old', scopes: ['orders.read'] }), 201).data;
-    json(await call('POST', `/api-keys/${k.id}/revoke`), 200);
+    const k = portalJson(await call('POST', '/api-keys', { label: 'Old', scopes: ['orders.read'] }), 201, 'POST /portal/api/api-keys').data;
+    portalJson(await call('POST', `/api-keys/${k.id}/revoke`), 200, 'POST /portal/api/api-keys/:id/revoke');
     const res = await t.api(k.secret, 'GET', '/orders');
     expect(res.statusCode).toBe(401);
-    const entries = json(await call('GET', `/request-log?key_id=${k.id}`), 200).data;
+    const entries = portalJson(await call('GET', `/request-log?key_id=${k.id}`), 200, 'GET /portal/api/request-log').data;
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ status: 401, error_code: 'unauthorized', request_id: res.headers['x-request-id'] });
-    const all = json(await call('GET', '/request-log?limit=100'), 200).data;
+    const all = portalJson(await call('GET', '/request-log?limit=100'), 200, 'GET /portal/api/request-log').data;
     expect(all.some((e: { status: number; api_key: { id: string } }) => e.status === 401 && e.api_key.id !== k.id)).toBe(false);
   });
 
   it('operators find a request by X-Request-Id; another merchant cannot', async () => {
     const res = await t.api(secret, 'GET', '/orders?status=nope');
     const requestId = String(res.headers['x-request-id']);
-    const found = json(await t.op('GET', `/requests/${requestId}`), 200).data;
+    const found = json(await t.op('GET', `/requests/${requestId}`), 200, 'findRequest').data;
     expect(found).toMatchObject({ merchant_id: m.id, request_id: requestId, status: 422, api_key: { id: keyId, label: 'Acme 3PL' } });
-    expect(found.problem.code).toBe('validation_failed');
-    expect(json(await t.op('GET', '/requests/00000000-0000-4000-8000-000000000000'), 404).code).toBe('not_found');
+    // The document leaves the stored problem open (any problem body): read its code explicitly.
+    expect((found.problem as { code: string }).code).toBe('validation_failed');
+    expect(json(await t.op('GET', '/requests/00000000-0000-4000-8000-000000000000'), 404, 'findRequest').code).toBe('not_found');
 
     const other = await t.merchant();
-    json(await other.op('POST', '/users', { email: 'other@console.test', password: 'correct horse battery' }), 201);
+    json(await other.op('POST', '/users', { email: 'other@console.test', password: 'correct horse battery' }), 201, 'createPortalUser');
     const login = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'other@console.test', password: 'correct horse battery' } });
     const cookie = String(login.headers['set-cookie']).split(';')[0];
     const theirs = await t.app.inject({ method: 'GET', url: `/portal/api/request-log/${requestId}`, headers: { cookie } });
-    expect(json(theirs, 404).code).toBe('not_found');
-    expect(json(await t.app.inject({ method: 'GET', url: '/portal/api/request-log', headers: { cookie } }), 200).data).toEqual([]);
+    expect(problem(theirs, 404).code).toBe('not_found');
+    expect(portalJson(await t.app.inject({ method: 'GET', url: '/portal/api/request-log', headers: { cookie } }), 200, 'GET /portal/api/request-log').data).toEqual([]);
   });
 
   it('the retention job deletes entries older than REQUEST_LOG_RETENTION_DAYS', async () => {
@@ -179,115 +181,115 @@ describe('API request log', () => {
     for (const before of ['9999999999999999999', '9223372036854775808']) {
       const res = await call('GET', `/request-log?before=${before}`);
       expect(res.statusCode).toBe(422);
-      expect([...new Set(json(res, 422).errors.map((e: { path: string }) => e.path))]).toEqual(['/before']);
+      expect([...new Set(problem(res, 422).errors?.map((e: { path: string }) => e.path))]).toEqual(['/before']);
     }
     for (const before of ['2026-13-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000', '2026-01-01T00:00:00.000Z_------------------------------------', '2020-12-31T23:59:60.000Z_00000000-0000-4000-8000-000000000000']) {
       const res = await call('GET', `/events?before=${encodeURIComponent(before)}`);
       expect(res.statusCode).toBe(422);
-      expect([...new Set(json(res, 422).errors.map((e: { path: string }) => e.path))]).toEqual(['/before']);
+      expect([...new Set(problem(res, 422).errors?.map((e: { path: string }) => e.path))]).toEqual(['/before']);
     }
-    expect(json(await call('GET', `/request-log?before=999999999999999999`), 200).data).toBeInstanceOf(Array);
-    expect(json(await call('GET', `/events?before=${encodeURIComponent('2026-01-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000')}`), 200).data).toBeInstanceOf(Array);
+    expect(portalJson(await call('GET', `/request-log?before=999999999999999999`), 200, 'GET /portal/api/request-log').data).toBeInstanceOf(Array);
+    expect(portalJson(await call('GET', `/events?before=${encodeURIComponent('2026-01-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000')}`), 200, 'GET /portal/api/events').data).toBeInstanceOf(Array);
   });
 });
 
 describe('webhook endpoints in the console', () => {
   it('edits URL, description, events and locations with the create rules, and deletes with its deliveries', async () => {
-    const ep = json(await call('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/a', events: ['order.created'] }), 201).data;
-    const edited = json(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] }), 200).data;
+    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/a', events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
+    const edited = portalJson(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] }), 200, 'PATCH /portal/api/webhook-endpoints/:id').data;
     expect(edited).toMatchObject({ url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] });
-    const bad = json(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x', events: [], location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
-    expect(bad.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/events']);
-    const badUrl = json(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x' }), 422);
+    const bad = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x', events: [], location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
+    expect(bad.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/events']);
+    const badUrl = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x' }), 422);
     expect(badUrl.errors).toEqual([{ path: '/url', message: 'must be an http(s) URL', code: 'invalid_format' }]);
-    const badLoc = json(await call('PATCH', `/webhook-endpoints/${ep.id}`, { location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
-    expect(badLoc.errors[0]).toMatchObject({ path: '/location_ids/0', code: 'unknown_id' });
+    const badLoc = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
+    expect(badLoc.errors?.[0]).toMatchObject({ path: '/location_ids/0', code: 'unknown_id' });
 
-    json(await call('POST', `/webhook-endpoints/${ep.id}/test`), 200);
-    const deleted = json(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200).data;
+    portalJson(await call('POST', `/webhook-endpoints/${ep.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test');
+    const deleted = portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id').data;
     expect(deleted.id).toBe(ep.id);
-    expect(json(await call('GET', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
+    expect(problem(await call('GET', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
     expect(await t.database.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', ep.id).execute()).toEqual([]);
-    expect(json(await call('DELETE', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
+    expect(problem(await call('DELETE', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
   });
 
   it('a delivery answered 500 then 200 shows both attempts with codes, excerpts and the exact signed request; health counts it', async () => {
-    const ep = json(await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.created'] }), 201).data;
+    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
     receiver.script.push({ status: 500, body: 'database is down' }, { status: 200, body: 'thanks' });
     const placed = await placeOrder();
     await worker.tick();
     await expect.poll(async () => (await worker.tick(), receiver.received.length), { timeout: 10_000 }).toBe(2);
-    const [delivery] = json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    const [delivery] = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
     expect(delivery).toMatchObject({ event_type: 'order.created', status: 'delivered', attempts: 2, last_status_code: 200, resent_from: null, last_error: null });
-    const detail = json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200).data;
-    expect(detail.attempts_log.map((a: { attempt: number; status_code: number; response_excerpt: string; error: string | null }) => [a.attempt, a.status_code, a.response_excerpt, a.error])).toEqual([
+    const detail = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries/:d').data;
+    expect(detail.attempts_log.map((a) => [a.attempt, a.status_code, a.response_excerpt, a.error])).toEqual([
       [1, 500, 'database is down', null],
       [2, 200, 'thanks', null],
     ]);
     for (const [i, a] of detail.attempts_log.entries()) {
       const got = receiver.received[i];
-      expect(a.request.body).toBe(got.raw);
-      expect(a.request.url).toBe(receiver.url);
-      expect(a.request.headers['x-service-webhook-signature']).toBe(got.headers['x-service-webhook-signature']);
-      const secret = json(await call('GET', `/webhook-endpoints/${ep.id}/secret`), 200).data.signing_secret;
-      expect(a.request.headers['x-service-webhook-signature']).toBe(`v1=${sign(secret, Number(a.request.headers['x-service-webhook-timestamp']), a.request.body)}`);
+      expect(a.request!.body).toBe(got.raw);
+      expect(a.request!.url).toBe(receiver.url);
+      expect(a.request!.headers['x-service-webhook-signature']).toBe(got.headers['x-service-webhook-signature']);
+      const secret = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data.signing_secret;
+      expect(a.request!.headers['x-service-webhook-signature']).toBe(`v1=${sign(secret, Number(a.request!.headers['x-service-webhook-timestamp']), a.request!.body)}`);
     }
-    expect(JSON.parse(detail.attempts_log[0].request.body).data.object.id).toBe(placed.id);
-    const health = json(await call('GET', `/webhook-endpoints/${ep.id}`), 200).data.health;
+    expect(JSON.parse(detail.attempts_log[0].request!.body).data.object.id).toBe(placed.id);
+    const health = portalJson(await call('GET', `/webhook-endpoints/${ep.id}`), 200, 'GET /portal/api/webhook-endpoints/:id').data.health;
     expect(health).toMatchObject({ deliveries_24h: 1, delivered_24h: 1, failed_24h: 0, success_rate: 1, last_failure: { delivery_id: delivery.id, status_code: 500, error: null, response_excerpt: 'database is down' } });
 
-    const resent = json(await call('POST', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}/resend`), 200).data;
+    const resent = portalJson(await call('POST', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}/resend`), 200, 'POST /portal/api/webhook-endpoints/:id/deliveries/:d/resend').data;
     expect(resent).toMatchObject({ event_id: delivery.event_id, resent_from: delivery.id, status: 'pending', attempts_log: [] });
     expect(resent.id).not.toBe(delivery.id);
-    const log = json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    const log = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
     expect(log.map((d: { id: string }) => d.id)).toEqual([resent.id, delivery.id]);
-    json(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200);
+    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
   });
 
   it('a DNS failure keeps its reason in the attempt, the log and the health line', async () => {
-    const ep = json(await call('POST', '/webhook-endpoints', { url: 'http://no-such-host.invalid/hooks', events: ['order.created'] }), 201).data;
+    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: 'http://no-such-host.invalid/hooks', events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
     await placeOrder();
-    await expect.poll(async () => (await worker.tick(), json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data[0]?.status), { timeout: 20_000 }).toBe('failed');
-    const [delivery] = json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    await expect.poll(async () => (await worker.tick(), portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data[0]?.status), { timeout: 20_000 }).toBe('failed');
+    const [delivery] = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
     expect(delivery.last_error).toMatch(/^getaddrinfo ENOTFOUND no-such-host\.invalid/);
-    const detail = json(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200).data;
+    const detail = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries/:d').data;
     expect(detail.attempts_log).toHaveLength(3);
     for (const a of detail.attempts_log) {
       expect(a.status_code).toBeNull();
       expect(a.error).toMatch(/ENOTFOUND no-such-host\.invalid/);
-      expect(a.request.headers['x-service-webhook-event']).toBe('order.created');
+      expect(a.request!.headers['x-service-webhook-event']).toBe('order.created');
     }
-    const health = json(await call('GET', `/webhook-endpoints/${ep.id}`), 200).data.health;
+    const health = portalJson(await call('GET', `/webhook-endpoints/${ep.id}`), 200, 'GET /portal/api/webhook-endpoints/:id').data.health;
     expect(health).toMatchObject({ deliveries_24h: 1, delivered_24h: 0, failed_24h: 1, success_rate: 0 });
-    expect(health.last_failure.error).toMatch(/ENOTFOUND/);
-    const overview = json(await call('GET', '/overview'), 200).data;
+    expect(health.last_failure?.error).toMatch(/ENOTFOUND/);
+    const overview = portalJson(await call('GET', '/overview'), 200, 'GET /portal/api/overview').data;
     expect(overview.failing_deliveries[0]).toMatchObject({ id: delivery.id, status: 'failed', endpoint: { id: ep.id, url: 'http://no-such-host.invalid/hooks' } });
-    json(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200);
+    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
   }, 40_000);
 });
 
 describe('events and overview', () => {
   it('lists recent events with payload and the endpoints each went to', async () => {
-    const ep = json(await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.cancelled'], description: 'cancels' }), 201).data;
+    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.cancelled'], description: 'cancels' }), 201, 'POST /portal/api/webhook-endpoints').data;
     const placed = await placeOrder();
-    json(await m.op('POST', `/orders/${placed.id}/cancel`, {}), 200);
-    const events = json(await call('GET', '/events?limit=2'), 200);
+    json(await m.op('POST', `/orders/${placed.id}/cancel`, {}), 200, 'cancelOrder');
+    const events = portalJson(await call('GET', '/events?limit=2'), 200, 'GET /portal/api/events');
     // Written in one transaction, possibly in the same millisecond: the order between them is the id's.
     expect(events.data.map((e: { type: string }) => e.type).sort()).toEqual(['inventory.updated', 'order.cancelled']);
-    const cancelled = events.data.find((e: { type: string }) => e.type === 'order.cancelled');
+    const cancelled = events.data.find((e) => e.type === 'order.cancelled')!;
     expect(cancelled.payload).toMatchObject({ id: placed.id, status: 'cancelled' });
     expect(cancelled.deliveries).toEqual([{ id: expect.any(String), endpoint_id: ep.id, endpoint_url: receiver.url, status: 'pending', attempts: 0, last_status_code: null }]);
-    const byType = json(await call('GET', '/events?type=order.cancelled'), 200).data;
+    const byType = portalJson(await call('GET', '/events?type=order.cancelled'), 200, 'GET /portal/api/events').data;
     expect(byType.map((e: { id: string }) => e.id)).toEqual([cancelled.id]);
-    const next = json(await call('GET', `/events?limit=2&before=${encodeURIComponent(events.next_before)}`), 200).data;
+    const next = portalJson(await call('GET', `/events?limit=2&before=${encodeURIComponent(events.next_before!)}`), 200, 'GET /portal/api/events').data;
     expect(next.map((e: { type: string }) => e.type).sort()).toEqual(['inventory.updated', 'order.created']);
     expect(next.map((e: { id: string }) => e.id).filter((id: string) => events.data.some((e: { id: string }) => e.id === id))).toEqual([]);
-    expect(json(await call('GET', '/events?type=order.bogus'), 422).errors[0].path).toBe('/type');
-    json(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200);
+    expect(problem(await call('GET', '/events?type=order.bogus'), 422).errors?.[0].path).toBe('/type');
+    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
   });
 
   it('the overview shows active keys, endpoint health and request counts for the last 24 hours by hour', async () => {
-    const overview = json(await call('GET', '/overview'), 200).data;
+    const overview = portalJson(await call('GET', '/overview'), 200, 'GET /portal/api/overview').data;
     expect(overview.keys.map((k: { label: string }) => k.label).sort()).toEqual(['Acme 3PL', 'ERP']);
     const { total, errors, error_rate, hours } = overview.requests;
     const counted = await t.database.db.selectFrom('request_log').select([sql<string>`count(*)`.as('n'), sql<string>`count(*) filter (where status >= 400)`.as('e')]).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();

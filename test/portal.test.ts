@@ -4,7 +4,7 @@ import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -12,14 +12,14 @@ let m: TestMerchant;
 beforeAll(async () => {
   t = await startTestApp();
   m = await t.merchant({ locations: 2 });
-  json(await m.op('POST', '/users', { email: 'ops@acme.test', password: 'correct horse battery' }), 201);
+  json(await m.op('POST', '/users', { email: 'ops@acme.test', password: 'correct horse battery' }), 201, 'createPortalUser');
 });
 afterAll(() => t?.close());
 
 async function signIn(email = 'ops@acme.test', password = 'correct horse battery', ip = '10.0.0.1', app = t) {
   const res = await app.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email, password }, remoteAddress: ip });
   const cookie = String(res.headers['set-cookie'] ?? '').split(';')[0];
-  return { res, cookie, csrf: res.statusCode === 200 ? json(res).data.csrf_token : '' };
+  return { res, cookie, csrf: res.statusCode === 200 ? portalJson(res, 200, 'POST /portal/api/login').data.csrf_token : '' };
 }
 
 const call = (s: { cookie: string; csrf?: string }, method: string, url: string, payload?: unknown, extra: Record<string, string> = {}) =>
@@ -30,7 +30,7 @@ describe('sign-in', () => {
     const s = await signIn('OPS@acme.test');
     expect(s.res.statusCode).toBe(200);
     expect(String(s.res.headers['set-cookie'])).toMatch(/^mia_session=[\w-]+; Max-Age=43200; Path=\/; HttpOnly; SameSite=Lax$/);
-    const session = json(await call(s, 'GET', '/session'), 200).data;
+    const session = portalJson(await call(s, 'GET', '/session'), 200, 'GET /portal/api/session').data;
     expect(session).toMatchObject({ user: { email: 'ops@acme.test' }, merchant: { id: m.id, name: 'Test merchant' } });
   });
 
@@ -44,7 +44,7 @@ describe('sign-in', () => {
     const unknown = await signIn('nobody@acme.test', 'nope', '10.0.0.2');
     for (const r of [wrong.res, unknown.res]) {
       expect(r.statusCode).toBe(401);
-      expect(json(r).detail).toBe('The email or password is not correct.');
+      expect(problem(r, 401).detail).toBe('The email or password is not correct.');
       expect(r.headers['set-cookie']).toBeUndefined();
     }
   });
@@ -63,9 +63,9 @@ describe('sign-in', () => {
 
   it('sign-out ends the session', async () => {
     const s = await signIn();
-    expect(json(await call(s, 'POST', '/logout'), 200).data).toEqual({ signed_out: true });
+    expect(portalJson(await call(s, 'POST', '/logout'), 200, 'POST /portal/api/logout').data).toEqual({ signed_out: true });
     // The session probe answers null when signed out (no 401 in the browser console).
-    expect(json(await call(s, 'GET', '/session'), 200).data).toBeNull();
+    expect(portalJson(await call(s, 'GET', '/session'), 200, 'GET /portal/api/session').data).toBeNull();
     expect((await call(s, 'GET', '/api-keys')).statusCode).toBe(401);
   });
 });
@@ -79,12 +79,12 @@ describe('sign-in throttle', () => {
   };
 
   it('case and space variants of one email share one count', async () => {
-    json(await m.op('POST', '/users', { email: 'alpha@x.test', password: GOOD }), 201);
+    json(await m.op('POST', '/users', { email: 'alpha@x.test', password: GOOD }), 201, 'createPortalUser');
     const variants = ['alpha@x.test', ' ALPHA@x.test ', 'Alpha@X.Test'];
     expect(await statuses([0, 1, 2, 0, 1].map((i) => [variants[i], 'wrong', '10.1.0.1']))).toEqual([401, 401, 401, 401, 401]);
     expect(await statuses(variants.map((v) => [v, GOOD, '10.1.0.1']))).toEqual([429, 429, 429]);
     const blocked = await signIn('\tALPHA@X.TEST\n', GOOD, '10.1.0.1');
-    expect(json(blocked.res, 429)).toMatchObject({ code: 'rate_limited', detail: 'Too many failed sign-ins. Try again later.' });
+    expect(problem(blocked.res, 429)).toMatchObject({ code: 'rate_limited', detail: 'Too many failed sign-ins. Try again later.' });
     expect(Number(blocked.res.headers['retry-after'])).toBeGreaterThan(14 * 60);
     expect(Number(blocked.res.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
     // The real user elsewhere is not affected by one address's failures.
@@ -92,14 +92,14 @@ describe('sign-in throttle', () => {
   });
 
   it('parallel guesses cannot slip past the limit between check and count', async () => {
-    json(await m.op('POST', '/users', { email: 'parallel@x.test', password: GOOD }), 201);
+    json(await m.op('POST', '/users', { email: 'parallel@x.test', password: GOOD }), 201, 'createPortalUser');
     const res = await Promise.all(Array.from({ length: 20 }, () => signIn('parallel@x.test', 'wrong', '10.1.1.1')));
     const codes = res.map((r) => r.res.statusCode).sort();
     expect(codes).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
   });
 
   it('many emails from one client address are throttled by the address', async () => {
-    json(await m.op('POST', '/users', { email: 'beta@x.test', password: GOOD }), 201);
+    json(await m.op('POST', '/users', { email: 'beta@x.test', password: GOOD }), 201, 'createPortalUser');
     const spray = Array.from({ length: 20 }, (_, i) => [`guess${i}@x.test`, 'wrong', '10.1.2.1'] as [string, string, string]);
     expect(await statuses(spray)).toEqual(Array(20).fill(401));
     expect(await statuses([['guess99@x.test', 'wrong', '10.1.2.1'], ['beta@x.test', GOOD, '10.1.2.1']])).toEqual([429, 429]);
@@ -107,13 +107,13 @@ describe('sign-in throttle', () => {
   });
 
   it('a successful sign-in does not use up the budget', async () => {
-    json(await m.op('POST', '/users', { email: 'often@x.test', password: GOOD }), 201);
+    json(await m.op('POST', '/users', { email: 'often@x.test', password: GOOD }), 201, 'createPortalUser');
     expect(await statuses(Array.from({ length: 8 }, () => ['often@x.test', GOOD, '10.1.3.1']))).toEqual(Array(8).fill(200));
     expect(await statuses(Array.from({ length: 6 }, () => ['often@x.test', 'wrong', '10.1.3.1']))).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
   it('an attacker on many addresses blocks the email only where its user has not signed in before', async () => {
-    json(await m.op('POST', '/users', { email: 'victim@x.test', password: GOOD }), 201);
+    json(await m.op('POST', '/users', { email: 'victim@x.test', password: GOOD }), 201, 'createPortalUser');
     expect((await signIn('victim@x.test', GOOD, '10.1.4.1')).res.statusCode).toBe(200);
     // 50 failures, 5 from each of 10 addresses: no pair and no address reaches its own limit.
     const attack = Array.from({ length: 50 }, (_, i) => ['victim@x.test', 'wrong', `10.1.5.${Math.floor(i / 5)}`] as [string, string, string]);
@@ -124,7 +124,7 @@ describe('sign-in throttle', () => {
   });
 
   it('with Redis unreachable, each process still throttles in its own memory', async () => {
-    json(await m.op('POST', '/users', { email: 'delta@x.test', password: GOOD }), 201);
+    json(await m.op('POST', '/users', { email: 'delta@x.test', password: GOOD }), 201, 'createPortalUser');
     // Port 1 on loopback refuses connections: every Redis call fails.
     const a = await startTestApp({ redisUrl: 'redis://127.0.0.1:1', redisKeyPrefix: 'h10f:unreachable:' }, t.database);
     try {
@@ -163,7 +163,7 @@ describe('sign-in throttle', () => {
         console.warn(`Redis not reachable at ${url}: shared sign-in throttle test skipped`);
         ctx.skip();
       }
-      json(await m.op('POST', '/users', { email: 'gamma@x.test', password: GOOD }), 201);
+      json(await m.op('POST', '/users', { email: 'gamma@x.test', password: GOOD }), 201, 'createPortalUser');
       const a = await startTestApp({ redisUrl: url, redisKeyPrefix: prefix }, t.database);
       const b = await startTestApp({ redisUrl: url, redisKeyPrefix: prefix }, t.database);
       try {
@@ -189,55 +189,55 @@ describe('CSRF', () => {
   it('refuses a state change without the token, with a wrong one, or from another origin', async () => {
     const s = await signIn();
     const body = { label: 'x', scopes: ['orders.read'] };
-    expect(json(await call({ cookie: s.cookie }, 'POST', '/api-keys', body), 403).code).toBe('forbidden');
-    expect(json(await call({ cookie: s.cookie, csrf: 'wrong' }, 'POST', '/api-keys', body), 403).code).toBe('forbidden');
-    expect(json(await call(s, 'POST', '/api-keys', body, { origin: 'https://evil.example' }), 403).code).toBe('forbidden');
-    expect(json(await call(s, 'GET', '/api-keys'), 200).data).toEqual([]);
+    expect(problem(await call({ cookie: s.cookie }, 'POST', '/api-keys', body), 403).code).toBe('forbidden');
+    expect(problem(await call({ cookie: s.cookie, csrf: 'wrong' }, 'POST', '/api-keys', body), 403).code).toBe('forbidden');
+    expect(problem(await call(s, 'POST', '/api-keys', body, { origin: 'https://evil.example' }), 403).code).toBe('forbidden');
+    expect(portalJson(await call(s, 'GET', '/api-keys'), 200, 'GET /portal/api/api-keys').data).toEqual([]);
   });
 });
 
 describe('keys and endpoints', () => {
   it('a Warehouse key restricted to one location, made in the portal, sees only that location', async () => {
     const s = await signIn();
-    const meta = json(await call(s, 'GET', '/meta'), 200).data;
-    const key = json(await call(s, 'POST', '/api-keys', { label: 'Warehouse', scopes: meta.warehouse_scopes, location_ids: [m.locations[0]] }), 201).data;
+    const meta = portalJson(await call(s, 'GET', '/meta'), 200, 'GET /portal/api/meta').data;
+    const key = portalJson(await call(s, 'POST', '/api-keys', { label: 'Warehouse', scopes: meta.warehouse_scopes, location_ids: [m.locations[0]] }), 201, 'POST /portal/api/api-keys').data;
     expect(key.secret).toMatch(/^mia_sk_/);
-    const locations = json(await t.api(key.secret, 'GET', '/locations'), 200).data;
+    const locations = json(await t.api(key.secret, 'GET', '/locations'), 200, 'listLocations').data;
     expect(locations.map((l: { id: string }) => l.id)).toEqual([m.locations[0]]);
-    const list = json(await call(s, 'GET', '/api-keys'), 200).data;
+    const list = portalJson(await call(s, 'GET', '/api-keys'), 200, 'GET /portal/api/api-keys').data;
     expect(list[0]).not.toHaveProperty('secret');
-    expect(json(await call(s, 'POST', `/api-keys/${key.id}/revoke`), 200).data.revoked_at).not.toBeNull();
+    expect(portalJson(await call(s, 'POST', `/api-keys/${key.id}/revoke`), 200, 'POST /portal/api/api-keys/:id/revoke').data.revoked_at).not.toBeNull();
     expect((await t.api(key.secret, 'GET', '/locations')).statusCode).toBe(401);
   });
 
   it('form errors name their fields', async () => {
     const s = await signIn();
-    const res = json(await call(s, 'POST', '/api-keys', { label: '', scopes: ['orders.read', 'bogus'] }), 422);
-    expect(res.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/label', '/scopes/1']);
+    const res = problem(await call(s, 'POST', '/api-keys', { label: '', scopes: ['orders.read', 'bogus'] }), 422);
+    expect(res.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/label', '/scopes/1']);
   });
 
   it('another merchant\'s key and endpoint ids are 404', async () => {
     const other = await t.merchant();
-    const theirKey = json(await other.op('POST', '/api-keys', { label: 'theirs', scopes: ['orders.read'] }), 201).data;
-    const theirEndpoint = json(await other.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['order.created'] }), 201).data;
+    const theirKey = json(await other.op('POST', '/api-keys', { label: 'theirs', scopes: ['orders.read'] }), 201, 'createApiKey').data;
+    const theirEndpoint = json(await other.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['order.created'] }), 201, 'createWebhookEndpoint').data;
     const s = await signIn();
-    expect(json(await call(s, 'POST', `/api-keys/${theirKey.id}/revoke`), 404).code).toBe('not_found');
-    expect(json(await call(s, 'GET', `/webhook-endpoints/${theirEndpoint.id}/secret`), 404).code).toBe('not_found');
-    expect(json(await call(s, 'PATCH', `/webhook-endpoints/${theirEndpoint.id}`, { status: 'disabled' }), 404).code).toBe('not_found');
-    expect(json(await other.op('GET', `/api-keys/${theirKey.id}`), 200).data.revoked_at).toBeNull();
+    expect(problem(await call(s, 'POST', `/api-keys/${theirKey.id}/revoke`), 404).code).toBe('not_found');
+    expect(problem(await call(s, 'GET', `/webhook-endpoints/${theirEndpoint.id}/secret`), 404).code).toBe('not_found');
+    expect(problem(await call(s, 'PATCH', `/webhook-endpoints/${theirEndpoint.id}`, { status: 'disabled' }), 404).code).toBe('not_found');
+    expect(json(await other.op('GET', `/api-keys/${theirKey.id}`), 200, 'getApiKey').data.revoked_at).toBeNull();
   });
 
   it('creates, reveals, rotates, disables and tests an endpoint', async () => {
     const s = await signIn();
-    const ep = json(await call(s, 'POST', '/webhook-endpoints', { url: 'https://hooks.example.com/wh', events: ['order.created'] }), 201).data;
-    const secret = json(await call(s, 'GET', `/webhook-endpoints/${ep.id}/secret`), 200).data.signing_secret;
+    const ep = portalJson(await call(s, 'POST', '/webhook-endpoints', { url: 'https://hooks.example.com/wh', events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
+    const secret = portalJson(await call(s, 'GET', `/webhook-endpoints/${ep.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data.signing_secret;
     expect(secret).toBe(ep.signing_secret);
-    const rotated = json(await call(s, 'POST', `/webhook-endpoints/${ep.id}/rotate-secret`), 200).data;
+    const rotated = portalJson(await call(s, 'POST', `/webhook-endpoints/${ep.id}/rotate-secret`), 200, 'POST /portal/api/webhook-endpoints/:id/rotate-secret').data;
     expect(rotated.signing_secret).not.toBe(secret);
-    expect(json(await call(s, 'PATCH', `/webhook-endpoints/${ep.id}`, { status: 'disabled' }), 200).data.status).toBe('disabled');
-    const ping = json(await call(s, 'POST', `/webhook-endpoints/${ep.id}/test`), 200).data;
+    expect(portalJson(await call(s, 'PATCH', `/webhook-endpoints/${ep.id}`, { status: 'disabled' }), 200, 'PATCH /portal/api/webhook-endpoints/:id').data.status).toBe('disabled');
+    const ping = portalJson(await call(s, 'POST', `/webhook-endpoints/${ep.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test').data;
     expect(ping).toMatchObject({ event_type: 'ping', status: 'pending' });
-    const log = json(await call(s, 'GET', `/webhook-endpoints/${ep.id}/deliveries`), 200).data;
+    const log = portalJson(await call(s, 'GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
     expect(log.map((d: { id: string }) => d.id)).toEqual([ping.id]);
   });
 });

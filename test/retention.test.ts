@@ -34,9 +34,9 @@ describe('retention job', () => {
   it('deletes only events, deliveries with their attempts, idempotency records and sessions past their windows', async () => {
     const db = t.database.db;
     const key = await m.key(['products.write', 'products.read', 'inventory.adjust']);
-    const ep = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201).data;
+    const ep = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201, 'createWebhookEndpoint').data;
     const products: any[] = [];
-    for (let i = 0; i < 4; i++) products.push(json(await t.api(key, 'POST', '/products', { title: `P${i}`, variants: [{ sku: `RET-${i}`, price: 1 }] }), 201).data);
+    for (let i = 0; i < 4; i++) products.push(json(await t.api(key, 'POST', '/products', { title: `P${i}`, variants: [{ sku: `RET-${i}`, price: 1 }] }), 201, 'createProduct').data);
     // Two events no endpoint subscribes to: no delivery references them.
     await t.api(key, 'PATCH', `/products/${products[0].id}`, { title: 'Renamed 0' });
     await t.api(key, 'PATCH', `/products/${products[1].id}`, { title: 'Renamed 1' });
@@ -51,7 +51,7 @@ describe('retention job', () => {
     const updates = await db.selectFrom('events').select('id').where('merchant_id', '=', m.id).where('type', '=', 'product.updated').orderBy('created_at').execute();
     expect(updates).toHaveLength(2);
     // A resend of d3's event, leased by a (pretend) worker right now.
-    const resent = json(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${d3.id}/resend`), 200).data;
+    const resent = json(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${d3.id}/resend`), 200, 'resendWebhookDelivery').data;
 
     const setEvent = (id: string, age: string) => db.updateTable('events').set({ created_at: ago(age) }).where('id', '=', id).execute();
     const setDelivery = (id: string, age: string) => db.updateTable('webhook_deliveries').set({ created_at: ago(age) }).where('id', '=', id).execute();
@@ -70,7 +70,7 @@ describe('retention job', () => {
     await db.updateTable('idempotency_keys').set({ created_at: ago('48 hours 1 minute') }).where('merchant_id', '=', m.id).where('key', '=', 'old').execute();
     await db.updateTable('idempotency_keys').set({ created_at: ago('47 hours 59 minutes') }).where('merchant_id', '=', m.id).where('key', '=', 'recent').execute();
 
-    json(await m.op('POST', '/users', { email: 'retention@acme.test', password: 'correct horse battery' }), 201);
+    json(await m.op('POST', '/users', { email: 'retention@acme.test', password: 'correct horse battery' }), 201, 'createPortalUser');
     for (const ip of ['10.9.0.1', '10.9.0.2']) {
       const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'retention@acme.test', password: 'correct horse battery' }, remoteAddress: ip });
       expect(res.statusCode).toBe(200);
@@ -99,7 +99,7 @@ describe('retention job', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
     const again = await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ sku: 'RET-0', fulfillment_location_id: m.locations[0], adjustment: 1 }] }, { 'idempotency-key': 'old' });
     expect(again.headers['idempotent-replayed']).toBeUndefined();
-    expect(json(again, 200).data[0].on_hand).toBe(3);
+    expect(json(again, 200, 'adjustInventory').data[0].on_hand).toBe(3);
     // A second run finds nothing more.
     expect(await purgeExpired(db, retentionSteps(t.config), log)).toEqual({ portal_sessions: 0, idempotency_keys: 0, webhook_deliveries: 0, events: 0, request_log: 0 });
   });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '../src/events/address-policy.ts';
 import { createTransport } from '../src/events/transport.ts';
 import { startWorker } from '../src/events/worker.ts';
-import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 // Hosts (as written in a URL) that must never receive a webhook.
 const REFUSED_HOSTS = [
@@ -43,9 +43,9 @@ describe('SSRF: refused on save', () => {
   beforeAll(async () => {
     strict = await startTestApp({ webhookAllowPrivateUrls: false });
     m = await strict.merchant({ locations: 1 });
-    json(await m.op('POST', '/users', { email: 'ssrf@acme.test', password: 'correct horse battery' }), 201);
+    json(await m.op('POST', '/users', { email: 'ssrf@acme.test', password: 'correct horse battery' }), 201, 'createPortalUser');
     const res = await strict.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ssrf@acme.test', password: 'correct horse battery' }, remoteAddress: '10.7.0.1' });
-    portal = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: json(res, 200).data.csrf_token };
+    portal = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: portalJson(res, 200, 'POST /portal/api/login').data.csrf_token };
   });
   afterAll(() => strict?.close());
 
@@ -53,8 +53,8 @@ describe('SSRF: refused on save', () => {
     strict.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: portal.cookie, 'x-csrf-token': portal.csrf }, payload: payload as never });
 
   it(`refuses ${REFUSED_HOSTS.length} non-public host forms with 422 naming /url on create and PATCH, operator and portal`, async () => {
-    const ep = json(await m.op('POST', '/webhook-endpoints', { url: ACCEPTED[0], events: ['order.created'] }), 201).data;
-    const portalEp = json(await portalCall('POST', '/webhook-endpoints', { url: ACCEPTED[0], events: ['order.created'] }), 201).data;
+    const ep = json(await m.op('POST', '/webhook-endpoints', { url: ACCEPTED[0], events: ['order.created'] }), 201, 'createWebhookEndpoint').data;
+    const portalEp = portalJson(await portalCall('POST', '/webhook-endpoints', { url: ACCEPTED[0], events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
     const refused: string[] = [];
     for (const host of REFUSED_HOSTS) {
       const url = `https://${host}:4150/h`;
@@ -66,20 +66,20 @@ describe('SSRF: refused on save', () => {
       ];
       for (const res of answers) {
         expect(res.statusCode, `${url}: ${res.body}`).toBe(422);
-        expect(json(res).code).toBe('validation_failed');
-        expect(json(res).errors, url).toEqual([{ path: '/url', code: 'forbidden_address', message: expect.any(String) }]);
+        expect(problem(res, 422).code).toBe('validation_failed');
+        expect(problem(res, 422).errors, url).toEqual([{ path: '/url', code: 'forbidden_address', message: expect.any(String) }]);
       }
       refused.push(host);
     }
     expect(refused).toHaveLength(REFUSED_HOSTS.length);
     // Nothing changed: both endpoints still point where they did, and no other endpoint was made.
-    const endpoints = json(await m.op('GET', '/webhook-endpoints'), 200).data;
+    const endpoints = json(await m.op('GET', '/webhook-endpoints'), 200, 'listWebhookEndpoints').data;
     expect(endpoints.map((e: { url: string }) => e.url)).toEqual([ACCEPTED[0], ACCEPTED[0]]);
   });
 
   it('accepts public hosts (nothing is connected to on save)', async () => {
-    for (const url of ACCEPTED) expect(json(await m.op('POST', '/webhook-endpoints', { url, events: ['order.created'] }), 201).data.url).toBe(url);
-    expect(json(await m.op('POST', '/webhook-endpoints', { url: 'http://hooks.example.com/x', events: ['order.created'] }), 422).errors).toEqual([
+    for (const url of ACCEPTED) expect(json(await m.op('POST', '/webhook-endpoints', { url, events: ['order.created'] }), 201, 'createWebhookEndpoint').data.url).toBe(url);
+    expect(json(await m.op('POST', '/webhook-endpoints', { url: 'http://hooks.example.com/x', events: ['order.created'] }), 422, 'createWebhookEndpoint').errors).toEqual([
       { path: '/url', code: 'invalid_format', message: 'must use https' },
     ]);
   });
@@ -133,7 +133,7 @@ describe('SSRF: refused at delivery', () => {
       await t.database.db.insertInto('webhook_endpoints').values({ merchant_id: m.id, url, events: ['product.created'], signing_secret: 'whsec_test' }).execute();
     }
     const key = await m.key(['products.write']);
-    json(await t.api(key, 'POST', '/products', { title: 'Bait' }), 201);
+    json(await t.api(key, 'POST', '/products', { title: 'Bait' }), 201, 'createProduct');
     const worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });
     expect(await worker.tick()).toBe(urls.length);
     await worker.stop();

@@ -55,12 +55,12 @@ describe('one slow receiver', () => {
     const a = await t.merchant({ locations: 1, name: 'A' });
     const b = await t.merchant({ locations: 1, name: 'B' });
     const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hooks`;
-    json(await a.op('POST', '/webhook-endpoints', { url: hangingUrl, events: ['product.created'] }), 201);
-    json(await b.op('POST', '/webhook-endpoints', { url: fast.url, events: ['product.created'] }), 201);
+    json(await a.op('POST', '/webhook-endpoints', { url: hangingUrl, events: ['product.created'] }), 201, 'createWebhookEndpoint');
+    json(await b.op('POST', '/webhook-endpoints', { url: fast.url, events: ['product.created'] }), 201, 'createWebhookEndpoint');
     const keyA = await a.key(['products.write']);
     const keyB = await b.key(['products.write']);
     // More of A's deliveries due than the old batch of 20.
-    for (let i = 0; i < 25; i++) json(await t.api(keyA, 'POST', '/products', { title: `A${i}` }), 201);
+    for (let i = 0; i < 25; i++) json(await t.api(keyA, 'POST', '/products', { title: `A${i}` }), 201, 'createProduct');
 
     worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }));
     await until(() => hangingOpen === PER_ENDPOINT, `${PER_ENDPOINT} hanging posts to A`);
@@ -68,7 +68,7 @@ describe('one slow receiver', () => {
     const latencies: number[] = [];
     for (let i = 0; i < 5; i++) {
       const committed = Date.now();
-      const product = json(await t.api(keyB, 'POST', '/products', { title: `B${i}` }), 201).data;
+      const product = json(await t.api(keyB, 'POST', '/products', { title: `B${i}` }), 201, 'createProduct').data;
       await until(() => fast.received.some((r) => r.body?.data?.object?.id === product.id), `B${i} delivered`, 15_000);
       latencies.push(fast.received.find((r) => r.body.data.object.id === product.id)!.at - committed);
     }

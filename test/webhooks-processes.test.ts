@@ -30,7 +30,7 @@ function startWorkerProcess(): ChildProcess {
 }
 
 async function endpointFor(receiver: Receiver) {
-  return json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['inventory.updated'] }), 201).data;
+  return json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['inventory.updated'] }), 201, 'createWebhookEndpoint').data;
 }
 
 /** n events fanned out to the merchant's endpoints, written in bulk; each carries an inventory row as the API answers it. */

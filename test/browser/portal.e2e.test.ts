@@ -53,7 +53,7 @@ function expectOnlyFailedLoads(...statuses: number[]) {
 }
 
 async function order(locationId: string) {
-  return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, customer: { name: 'Ada Lovelace', email: 'ada@example.com' }, line_items: [{ variant_id: variantId, quantity: 1 }] }), 201).data;
+  return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, customer: { name: 'Ada Lovelace', email: 'ada@example.com' }, line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder').data;
 }
 
 const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
@@ -65,9 +65,9 @@ describe('portal in a browser', () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     t = await startTestApp({ workerPollMs: 100, webhookRetrySchedule: [1] });
     m = await t.merchant({ locations: 2 });
-    json(await m.op('POST', '/users', { email: 'ops@acme.test', password: 'correct horse battery' }), 201);
+    json(await m.op('POST', '/users', { email: 'ops@acme.test', password: 'correct horse battery' }), 201, 'createPortalUser');
     // Through connected sync, so the merchant starts without API keys (the portal's empty state).
-    const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Trail Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200).data;
+    const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Trail Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200, 'syncConnectedSource').data;
     variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as AddressInfo).port;
@@ -270,7 +270,7 @@ describe('portal in a browser', () => {
     await form.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Endpoint saved.').waitFor();
     await page.getByText('Acme WMS, Location 1 · Location 1').waitFor();
-    const saved = json(await m.op('GET', `/webhook-endpoints/${endpointId}`), 200).data;
+    const saved = json(await m.op('GET', `/webhook-endpoints/${endpointId}`), 200, 'getWebhookEndpoint').data;
     expect([saved.description, saved.location_ids, saved.events, saved.url]).toEqual(['Acme WMS, Location 1', [m.locations[0]], ['order.created', 'fulfillment.created'], receiver.url]);
     // A new action replaces the message; leaving the page drops it.
     await page.getByRole('button', { name: 'Send test event' }).click();
@@ -309,7 +309,7 @@ describe('portal in a browser', () => {
     await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor();
     await page.getByRole('link', { name: receiver.url }).waitFor();
     expect(await page.getByText('no-such-host.invalid').count()).toBe(0);
-    expect(json(await m.op('GET', '/webhook-endpoints'), 200).data.map((e: { url: string }) => e.url)).toEqual([receiver.url]);
+    expect(json(await m.op('GET', '/webhook-endpoints'), 200, 'listWebhookEndpoints').data.map((e) => e.url)).toEqual([receiver.url]);
     await shot('21-webhooks-list');
   }, 60_000);
 

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, emitEvent } from '../../events/outbox.ts';
 import { decodePosition } from '../../events/envelope.ts';
 import { SCOPES } from '../../http/scopes.ts';
-import { json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, startTestApp, untypedJson, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import type { DocumentNode, DocumentShape } from '../../../test/contract.ts';
 import { fulfil, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
 import { merchantScope } from '../../db/scope.ts';
 import { selectFeedPage } from './queries.ts';
@@ -29,10 +30,10 @@ interface Feed {
 }
 
 const adjust = async (key: string, variantId: string, locationId: string, adjustment: number) =>
-  json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment }] }), 200);
+  json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment }] }), 200, 'adjustInventory');
 
 async function page(key: string, query = '') {
-  return json(await t.api(key, 'GET', `/events${query}`), 200) as { data: Feed[]; meta: { limit: number; next_cursor: string | null } };
+  return json(await t.api(key, 'GET', `/events${query}`), 200, 'listEvents') as { data: Feed[]; meta: { limit: number; next_cursor: string | null } };
 }
 
 /** Follow the feed from `after` to its end, `limit` at a time, with `after` = the last position. */
@@ -54,9 +55,9 @@ beforeAll(async () => {
   await adjust(all, p.variants[0].id, m.locations[0], 10);
   await adjust(all, p.variants[0].id, m.locations[1], 20);
   const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 2 }]);
-  json(await fulfil(t, all, order, [1]), 201);
+  json(await fulfil(t, all, order, [1]), 201, 'createFulfillment');
   await placeOrder(m, m.locations[1], [{ variant_id: p.variants[0].id, quantity: 1 }]);
-  json(await t.api(all, 'PATCH', `/products/${p.id}`, { variants: [{ id: p.variants[0].id, price: 6 }] }), 200);
+  json(await t.api(all, 'PATCH', `/products/${p.id}`, { variants: [{ id: p.variants[0].id, price: 6 }] }), 200, 'updateProduct');
   feed = await follow(all);
 });
 afterAll(() => t?.close());
@@ -87,9 +88,9 @@ describe('GET /events', () => {
     expect([...positions].sort()).toEqual(positions);
     expect(new Set(positions).size).toBe(positions.length);
     // The object is the resource as the API returns it now (the last event of each is its final state).
-    const product = json(await t.api(all, 'GET', `/products/${p.id}`), 200).data;
+    const product = json(await t.api(all, 'GET', `/products/${p.id}`), 200, 'getProduct').data;
     expect(feed[10].data.object).toEqual(product);
-    const row = json(await t.api(all, 'GET', `/inventory?variant_id=${p.variants[0].id}&location_id=${m.locations[1]}`), 200).data[0];
+    const row = json(await t.api(all, 'GET', `/inventory?variant_id=${p.variants[0].id}&location_id=${m.locations[1]}`), 200, 'listInventory').data[0];
     expect(feed[9].data.object).toEqual(row);
   });
 
@@ -119,42 +120,42 @@ describe('GET /events', () => {
     const orders = await follow(all, '&types=order.created,order.updated');
     expect(orders.map((e) => e.type)).toEqual(['order.created', 'order.updated', 'order.created']);
     expect(orders).toEqual(feed.filter((e) => e.type === 'order.created' || e.type === 'order.updated'));
-    const bad = json(await t.api(all, 'GET', '/events?types=order.created,order.shipped'), 422);
+    const bad = json(await t.api(all, 'GET', '/events?types=order.created,order.shipped'), 422, 'listEvents');
     expect(bad.errors).toEqual([{ path: '/types', message: expect.stringContaining('unknown event type "order.shipped"'), code: 'invalid_value' }]);
-    expect(json(await t.api(all, 'GET', '/events?types=ping'), 422).errors[0].path).toBe('/types');
-    expect(json(await t.api(all, 'GET', '/events?after=zz'), 422).errors[0].path).toBe('/after');
-    expect(json(await t.api(all, 'GET', '/events?limit=251'), 422).errors[0].path).toBe('/limit');
-    expect(json(await t.api(all, 'GET', '/events?since=1'), 422).errors[0].path).toBe('/since');
+    expect(json(await t.api(all, 'GET', '/events?types=ping'), 422, 'listEvents').errors?.[0].path).toBe('/types');
+    expect(json(await t.api(all, 'GET', '/events?after=zz'), 422, 'listEvents').errors?.[0].path).toBe('/after');
+    expect(json(await t.api(all, 'GET', '/events?limit=251'), 422, 'listEvents').errors?.[0].path).toBe('/limit');
+    expect(json(await t.api(all, 'GET', '/events?since=1'), 422, 'listEvents').errors?.[0].path).toBe('/since');
     const cursor = (await page(all, '?limit=1')).meta.next_cursor!;
-    expect(json(await t.api(all, 'GET', `/events?after=${feed[0].position}&cursor=${encodeURIComponent(cursor)}`), 422).errors[0].path).toBe('/cursor');
+    expect(json(await t.api(all, 'GET', `/events?after=${feed[0].position}&cursor=${encodeURIComponent(cursor)}`), 422, 'listEvents').errors?.[0].path).toBe('/cursor');
     // A cursor is bound to its filters and signed.
-    expect(json(await t.api(all, 'GET', `/events?types=order.created&cursor=${encodeURIComponent(cursor)}`), 400).code).toBe('malformed_request');
-    expect(json(await t.api(all, 'GET', `/events?cursor=${encodeURIComponent(cursor.slice(0, -2) + 'xx')}`), 400).code).toBe('malformed_request');
+    expect(json(await t.api(all, 'GET', `/events?types=order.created&cursor=${encodeURIComponent(cursor)}`), 400, 'listEvents').code).toBe('malformed_request');
+    expect(json(await t.api(all, 'GET', `/events?cursor=${encodeURIComponent(cursor.slice(0, -2) + 'xx')}`), 400, 'listEvents').code).toBe('malformed_request');
     // A well-formed position that is no event of this merchant, with kept events before it, is 422.
     const beyond = 'ffff' + feed[3].position.slice(4);
-    expect(json(await t.api(all, 'GET', `/events?after=${beyond}`), 422).errors).toEqual([{ path: '/after', message: 'no event of this merchant has this position', code: 'unknown_id' }]);
+    expect(json(await t.api(all, 'GET', `/events?after=${beyond}`), 422, 'listEvents').errors).toEqual([{ path: '/after', message: 'no event of this merchant has this position', code: 'unknown_id' }]);
   });
 
   it('GET /events/:id answers the feed item; another merchant, a hidden type or a bad id is 404', async () => {
-    expect(json(await t.api(all, 'GET', `/events/${feed[5].id}`), 200).data).toEqual(feed[5]);
+    expect(json(await t.api(all, 'GET', `/events/${feed[5].id}`), 200, 'getEvent').data).toEqual(feed[5]);
     const other = await t.merchant({ locations: 1 });
-    expect(json(await t.api(await other.key([...SCOPES]), 'GET', `/events/${feed[5].id}`), 404).code).toBe('not_found');
-    expect(json(await t.api(await m.key(['orders.read']), 'GET', `/events/${feed[5].id}`), 404).code).toBe('not_found');
-    expect(json(await t.api(all, 'GET', '/events/not-a-uuid'), 404).code).toBe('not_found');
+    expect(json(await t.api(await other.key([...SCOPES]), 'GET', `/events/${feed[5].id}`), 404, 'getEvent').code).toBe('not_found');
+    expect(json(await t.api(await m.key(['orders.read']), 'GET', `/events/${feed[5].id}`), 404, 'getEvent').code).toBe('not_found');
+    expect(json(await t.api(all, 'GET', '/events/not-a-uuid'), 404, 'getEvent').code).toBe('not_found');
   });
 
   it('is in the OpenAPI document as listEvents and getEvent, with the full event schema and 410', async () => {
-    const doc = json(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
+    const doc = untypedJson<DocumentShape>(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
     const list = doc.paths['/api/integrations/v1/events'].get;
     const one = doc.paths['/api/integrations/v1/events/{id}'].get;
     expect([list.operationId, one.operationId]).toEqual(['listEvents', 'getEvent']);
     expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['after', 'cursor', 'limit', 'types']);
     expect(Object.keys(list.responses)).toContain('410');
     const schemas = doc.components.schemas;
-    const ref = (s: { $ref?: string }) => (s.$ref ? schemas[s.$ref.split('/').pop()!] : s);
+    const ref = (s: DocumentNode): DocumentNode => (s.$ref ? schemas[s.$ref.split('/').pop()!] : s);
     const page = ref(list.responses['200'].content['application/json'].schema);
     const variants = ref(page.properties.data.items).anyOf.map(ref);
-    expect(variants.map((v: { properties: { type: { enum: string[] } } }) => v.properties.type.enum[0])).toEqual(EVENT_TYPES);
+    expect(variants.map((v) => v.properties.type.enum[0])).toEqual(EVENT_TYPES);
     expect(Object.keys(variants[0].properties)).toEqual(['id', 'type', 'created_at', 'merchant_id', 'location_id', 'position', 'data']);
     expect(Object.keys(ref(variants[0].properties.data.properties.object).properties)).toContain('fulfillment_summary');
     expect(ref(one.responses['200'].content['application/json'].schema).properties.data.$ref).toBe('#/components/schemas/Event');
@@ -163,11 +164,11 @@ describe('GET /events', () => {
   });
 
   it('ping never appears in the feed', async () => {
-    const ep = json(await m.op('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.created'] }), 201).data;
-    json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`, {}), 200);
+    const ep = json(await m.op('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.created'] }), 201, 'createWebhookEndpoint').data;
+    json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`, {}), 200, 'testWebhookEndpoint');
     const ping = await t.database.db.selectFrom('events').select(['id']).where('merchant_id', '=', m.id).where('type', '=', 'ping').executeTakeFirstOrThrow();
     expect(await follow(all)).toEqual(feed);
-    expect(json(await t.api(all, 'GET', `/events/${ping.id}`), 404).code).toBe('not_found');
+    expect(json(await t.api(all, 'GET', `/events/${ping.id}`), 404, 'getEvent').code).toBe('not_found');
   });
 });
 
@@ -179,9 +180,9 @@ describe('visibility follows the key', () => {
     expect(warehouse).toEqual(feed);
     const inventory = await m.key(['inventory.read', 'fulfillments.read']);
     expect(await follow(inventory)).toEqual(feed.filter((e) => e.type.startsWith('inventory.') || e.type.startsWith('fulfillment.')));
-    const denied = json(await t.api(inventory, 'GET', '/events?types=inventory.updated,order.created'), 403);
+    const denied = json(await t.api(inventory, 'GET', '/events?types=inventory.updated,order.created'), 403, 'listEvents');
     expect(denied).toMatchObject({ code: 'insufficient_scope', detail: 'Events of type "order.created" need the scope "orders.read".' });
-    const writeOnly = json(await t.api(await m.key(['inventory.adjust']), 'GET', '/events'), 403);
+    const writeOnly = json(await t.api(await m.key(['inventory.adjust']), 'GET', '/events'), 403, 'listEvents');
     expect(writeOnly.code).toBe('insufficient_scope');
     expect(writeOnly.detail).toContain('orders.read');
     const products = await follow(await m.key(['products.read']));
@@ -198,8 +199,8 @@ describe('visibility follows the key', () => {
     expect(full.data.object.variants![0].inventory.map((i) => i.fulfillment_location_id).sort()).toEqual([...m.locations].sort());
     expect(updated.data.object.variants![0].inventory.map((i) => i.fulfillment_location_id)).toEqual([m.locations[1]]);
     const hidden = feed.find((e) => e.location_id === m.locations[0])!;
-    expect(json(await t.api(restricted, 'GET', `/events/${hidden.id}`), 404).code).toBe('not_found');
-    expect(json(await t.api(restricted, 'GET', `/events/${updated.id}`), 200).data).toEqual(updated);
+    expect(json(await t.api(restricted, 'GET', `/events/${hidden.id}`), 404, 'getEvent').code).toBe('not_found');
+    expect(json(await t.api(restricted, 'GET', `/events/${updated.id}`), 200, 'getEvent').data).toEqual(updated);
     expect(JSON.stringify(seen)).not.toContain(m.locations[0]);
   });
 });
@@ -218,19 +219,19 @@ describe('retention', () => {
     const expired = await t.api(key, 'GET', `/events?after=${events[1].position}`);
     expect(expired.statusCode).toBe(410);
     expect(expired.headers['content-type']).toContain('application/problem+json');
-    expect(json(expired)).toMatchObject({ code: 'cursor_expired', status: 410, title: 'Cursor expired', type: '/errors#cursor_expired' });
-    expect(json(expired).detail).toContain('30 days');
+    expect(json(expired, 410, 'listEvents')).toMatchObject({ code: 'cursor_expired', status: 410, title: 'Cursor expired', type: '/errors#cursor_expired' });
+    expect(json(expired, 410, 'listEvents').detail).toContain('30 days');
     // 29 days old: still kept.
     await db.updateTable('events').set({ created_at: sql`clock_timestamp() - interval '29 days'` }).where('id', '=', events[2].id).execute();
     expect((await page(key, `?after=${events[2].position}`)).data.map((e) => e.id)).toEqual([events[3].id]);
     // Purged (what the retention job does): the position is gone and behind everything kept.
     await db.deleteFrom('events').where('id', 'in', [events[0].id, events[1].id]).execute();
-    expect(json(await t.api(key, 'GET', `/events?after=${events[0].position}`), 410).code).toBe('cursor_expired');
+    expect(json(await t.api(key, 'GET', `/events?after=${events[0].position}`), 410, 'listEvents').code).toBe('cursor_expired');
     expect((await follow(key)).map((e) => e.id)).toEqual([events[2].id, events[3].id]);
     // A cursor whose position has expired is 410 too.
     const cursor = (await page(key, '?limit=1')).meta.next_cursor!;
     await db.updateTable('events').set({ created_at: sql`clock_timestamp() - interval '31 days'` }).where('id', '=', events[2].id).execute();
-    expect(json(await t.api(key, 'GET', `/events?limit=1&cursor=${encodeURIComponent(cursor)}`), 410).code).toBe('cursor_expired');
+    expect(json(await t.api(key, 'GET', `/events?limit=1&cursor=${encodeURIComponent(cursor)}`), 410, 'listEvents').code).toBe('cursor_expired');
     const errors = await t.app.inject({ method: 'GET', url: '/errors' });
     expect(errors.body).toContain('<tr id="cursor_expired"><td><code>cursor_expired</code></td><td>410</td>');
   });
@@ -241,7 +242,7 @@ describe('the horizon', () => {
     const db = t.database.db;
     const before = feed[feed.length - 1].position;
     let inside: string[] = [];
-    const product = json(await t.api(all, 'GET', `/products/${p.id}`), 200).data;
+    const product = json(await t.api(all, 'GET', `/products/${p.id}`), 200, 'getProduct').data;
     const id = await db.transaction().execute(async (trx) => {
       const eventId = await emitEvent(trx, { merchantId: m.id, type: 'product.updated', locationId: null, object: product });
       const stored = await trx.selectFrom('events').select(['xid', 'position_xid']).where('id', '=', eventId).executeTakeFirstOrThrow();

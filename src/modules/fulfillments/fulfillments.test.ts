@@ -28,7 +28,7 @@ const newOrder = (qa = 3, qb = 2, location = m.locations[0]) =>
     { variant_id: p.variants[1].id, quantity: qb },
   ]);
 const level = async (variantId: string, locationId = m.locations[0]) =>
-  json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}&location_id=${locationId}`), 200).data[0];
+  json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}&location_id=${locationId}`), 200, 'listInventory').data[0];
 
 describe('POST /fulfillments', () => {
   it('fulfils part of an order: 201 with Location, moves stock, updates the order, ledgers and emits', async () => {
@@ -40,7 +40,7 @@ describe('POST /fulfillments', () => {
       carrier_name: 'UPS',
       service_level: 'ground',
     });
-    const f = json(res, 201).data;
+    const f = json(res, 201, 'createFulfillment').data;
     expect(res.headers.location).toBe(`/api/integrations/v1/fulfillments/${f.id}`);
     expect(f).toEqual({
       id: expect.any(String),
@@ -54,10 +54,10 @@ describe('POST /fulfillments', () => {
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     });
-    expect(json(await t.api(key, 'GET', `/fulfillments/${f.id}`), 200).data).toEqual(f);
+    expect(json(await t.api(key, 'GET', `/fulfillments/${f.id}`), 200, 'getFulfillment').data).toEqual(f);
     expect(await level(p.variants[0].id)).toMatchObject({ on_hand: before.on_hand - 2, committed: before.committed - 2 });
 
-    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect(o.status).toBe('open');
     expect(o.fulfillment_status).toBe('partially_fulfilled');
     expect(o.line_items.map((l: { fulfilled_quantity: number; fulfillable_quantity: number }) => [l.fulfilled_quantity, l.fulfillable_quantity])).toEqual([
@@ -83,14 +83,14 @@ describe('POST /fulfillments', () => {
 
   it('closes the order when everything is fulfilled; a closed order then answers 409 invalid_state', async () => {
     const order = await newOrder(1, 1);
-    json(await fulfil(t, key, order, [1, 0]), 201);
-    const last = json(await fulfil(t, key, order, [0, 1]), 201).data;
-    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment');
+    const last = json(await fulfil(t, key, order, [0, 1]), 201, 'createFulfillment').data;
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect([o.status, o.fulfillment_status]).toEqual(['closed', 'fulfilled']);
     // Tracking usually comes after the order closed.
-    expect(json(await t.api(key, 'POST', `/fulfillments/${last.id}/tracking`, { tracking_number: 'LATE' }), 200).data.status).toBe('shipped');
+    expect(json(await t.api(key, 'POST', `/fulfillments/${last.id}/tracking`, { tracking_number: 'LATE' }), 200, 'attachTracking').data.status).toBe('shipped');
     expect(o.line_items.map((l: { fulfillable_quantity: number }) => l.fulfillable_quantity)).toEqual([0, 0]);
-    const res = json(await fulfil(t, key, order, [1, 0]), 409);
+    const res = json(await fulfil(t, key, order, [1, 0]), 409, 'createFulfillment');
     expect(res.code).toBe('invalid_state');
     // The continue-policy variant had no stock: fulfilling it leaves on_hand negative.
     expect(await level(p.variants[1].id)).toMatchObject({ on_hand: -1 });
@@ -98,24 +98,23 @@ describe('POST /fulfillments', () => {
 
   it('a cancelled order answers 409 invalid_state', async () => {
     const order = await newOrder(1, 1);
-    json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200);
-    expect(json(await fulfil(t, key, order, [1, 0]), 409).code).toBe('invalid_state');
+    json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200, 'cancelOrder');
+    expect(json(await fulfil(t, key, order, [1, 0]), 409, 'createFulfillment').code).toBe('invalid_state');
   });
 
   it('names unknown orders, foreign or hidden orders, foreign items and excess quantities (duplicates count together)', async () => {
     const order = await newOrder(3, 2);
     const other = await newOrder(1, 1);
-    const unknown = json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: '00000000-0000-4000-8000-000000000000', items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] }), 422);
+    const unknown = json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: '00000000-0000-4000-8000-000000000000', items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] }), 422, 'createFulfillment');
     expect(unknown.errors).toEqual([{ path: '/merchant_order_id', message: 'is not an order of this merchant', code: 'unknown_id' }]);
 
     const otherMerchant = await t.merchant({ locations: 1 });
     const otherKey = await otherMerchant.key(WAREHOUSE);
-    expect(json(await fulfil(t, otherKey, order, [1, 0]), 422).errors[0].path).toBe('/merchant_order_id');
+    expect(json(await fulfil(t, otherKey, order, [1, 0]), 422, 'createFulfillment').errors?.[0].path).toBe('/merchant_order_id');
     const restricted = await m.key(WAREHOUSE, [m.locations[1]]);
-    expect(json(await fulfil(t, restricted, order, [1, 0]), 422).errors[0].path).toBe('/merchant_order_id');
+    expect(json(await fulfil(t, restricted, order, [1, 0]), 422, 'createFulfillment').errors?.[0].path).toBe('/merchant_order_id');
 
-    const res = json(
-      await t.api(key, 'POST', '/fulfillments', {
+    const res = json(await t.api(key, 'POST', '/fulfillments', {
         merchant_order_id: order.id,
         items: [
           { merchant_order_item_id: order.line_items[0].id, quantity: 2 },
@@ -123,36 +122,31 @@ describe('POST /fulfillments', () => {
           { merchant_order_item_id: order.line_items[0].id, quantity: 2 },
           { merchant_order_item_id: order.line_items[1].id, quantity: 3 },
         ],
-      }),
-      422,
-    );
+      }), 422, 'createFulfillment');
     expect(res.errors).toEqual([
       { path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (3)', code: 'exceeds_fulfillable' },
       { path: '/items/1/merchant_order_item_id', message: 'is not a line item of this order', code: 'unknown_id' },
       { path: '/items/2/quantity', message: 'exceeds the fulfillable quantity (3)', code: 'exceeds_fulfillable' },
       { path: '/items/3/quantity', message: 'exceeds the fulfillable quantity (2)', code: 'exceeds_fulfillable' },
     ]);
-    const schema = json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 0 }], tracking: 1 }), 422);
-    expect(schema.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/items/0/quantity', '/tracking']);
-    expect(json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [] }), 422).errors[0].path).toBe('/items');
+    const schema = json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 0 }], tracking: 1 }), 422, 'createFulfillment');
+    expect(schema.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/items/0/quantity', '/tracking']);
+    expect(json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [] }), 422, 'createFulfillment').errors?.[0].path).toBe('/items');
 
     // Duplicates within the limit merge into one item.
-    const ok = json(
-      await t.api(key, 'POST', '/fulfillments', {
+    const ok = json(await t.api(key, 'POST', '/fulfillments', {
         merchant_order_id: order.id,
         items: [
           { merchant_order_item_id: order.line_items[1].id, quantity: 1 },
           { merchant_order_item_id: order.line_items[0].id, quantity: 1 },
           { merchant_order_item_id: order.line_items[1].id, quantity: 1 },
         ],
-      }),
-      201,
-    ).data;
+      }), 201, 'createFulfillment').data;
     expect(ok.items).toEqual([
       { merchant_order_item_id: order.line_items[1].id, quantity: 2 },
       { merchant_order_item_id: order.line_items[0].id, quantity: 1 },
     ]);
-    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect(o.line_items.map((l: { fulfillable_quantity: number }) => l.fulfillable_quantity)).toEqual([2, 0]);
   });
   it('a line whose variant was removed since still fulfils and cancels (its snapshot stays; no stock moves)', async () => {
@@ -162,22 +156,22 @@ describe('POST /fulfillments', () => {
       { variant_id: p.variants[0].id, quantity: 1 },
     ]);
     await t.database.db.deleteFrom('variants').where('id', '=', gone.variants[0].id).execute();
-    json(await fulfil(t, key, order, [1, 0]), 201);
-    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment');
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect(o.line_items[0]).toMatchObject({ variant_id: gone.variants[0].id, sku: 'FUL-GONE', title: 'Discontinued', fulfilled_quantity: 1, fulfillable_quantity: 1 });
     const before = await level(p.variants[0].id);
-    expect(json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200).data.status).toBe('cancelled');
+    expect(json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200, 'cancelOrder').data.status).toBe('cancelled');
     expect(await level(p.variants[0].id)).toMatchObject({ on_hand: before.on_hand, committed: before.committed - 1 });
-    expect(json(await t.api(key, 'GET', `/inventory?variant_id=${gone.variants[0].id}`), 200).data).toEqual([]);
+    expect(json(await t.api(key, 'GET', `/inventory?variant_id=${gone.variants[0].id}`), 200, 'listInventory').data).toEqual([]);
   });
 });
 
 describe('POST /fulfillments/:id/tracking', () => {
   it('attaches tracking (shipped), replaces it, and emits fulfillment.updated', async () => {
     const order = await newOrder(2, 0 || 1);
-    const f = json(await fulfil(t, key, order, [1, 0]), 201).data;
+    const f = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
     const res = await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: '1Z999', tracking_url: 'https://track.example.com/1Z999', carrier_name: 'UPS', service_level: 'express' });
-    const shipped = json(res, 200).data;
+    const shipped = json(res, 200, 'attachTracking').data;
     expect(shipped).toEqual({
       ...f,
       status: 'shipped',
@@ -185,7 +179,7 @@ describe('POST /fulfillments/:id/tracking', () => {
       updated_at: expect.stringMatching(ISO),
     });
     expect(shipped.updated_at > f.updated_at).toBe(true);
-    const replaced = json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'ABC' }), 200).data;
+    const replaced = json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'ABC' }), 200, 'attachTracking').data;
     expect(replaced.tracking).toEqual({ tracking_number: 'ABC', tracking_url: null, carrier_name: null, service_level: null });
     expect(replaced.status).toBe('shipped');
     const evs = (await events(t, m.id, 'fulfillment.updated')).filter((e) => (e.payload.object as { id: string }).id === f.id);
@@ -194,23 +188,23 @@ describe('POST /fulfillments/:id/tracking', () => {
 
   it('a cancelled fulfillment is 409; unknown, foreign and hidden ones are 404; bad bodies are 422', async () => {
     const order = await newOrder(2, 1);
-    const f = json(await fulfil(t, key, order, [1, 0]), 201).data;
-    json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200);
-    expect(json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'X' }), 409).code).toBe('invalid_state');
+    const f = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
+    json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200, 'cancelOrder');
+    expect(json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'X' }), 409, 'attachTracking').code).toBe('invalid_state');
 
-    const live = json(await fulfil(t, key, await newOrder(1, 1), [1, 0]), 201).data;
-    expect(json(await t.api(key, 'POST', '/fulfillments/00000000-0000-4000-8000-000000000000/tracking', { tracking_number: 'X' }), 404).code).toBe('not_found');
-    expect(json(await t.api(key, 'POST', '/fulfillments/nope/tracking', { tracking_number: 'X' }), 404).code).toBe('not_found');
+    const live = json(await fulfil(t, key, await newOrder(1, 1), [1, 0]), 201, 'createFulfillment').data;
+    expect(json(await t.api(key, 'POST', '/fulfillments/00000000-0000-4000-8000-000000000000/tracking', { tracking_number: 'X' }), 404, 'attachTracking').code).toBe('not_found');
+    expect(json(await t.api(key, 'POST', '/fulfillments/nope/tracking', { tracking_number: 'X' }), 404, 'attachTracking').code).toBe('not_found');
     const otherKey = await (await t.merchant({ locations: 1 })).key(WAREHOUSE);
-    expect(json(await t.api(otherKey, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_number: 'X' }), 404).code).toBe('not_found');
+    expect(json(await t.api(otherKey, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_number: 'X' }), 404, 'attachTracking').code).toBe('not_found');
     const restricted = await m.key(WAREHOUSE, [m.locations[1]]);
-    expect(json(await t.api(restricted, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_number: 'X' }), 404).code).toBe('not_found');
-    expect(json(await t.api(restricted, 'GET', `/fulfillments/${live.id}`), 404).code).toBe('not_found');
+    expect(json(await t.api(restricted, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_number: 'X' }), 404, 'attachTracking').code).toBe('not_found');
+    expect(json(await t.api(restricted, 'GET', `/fulfillments/${live.id}`), 404, 'getFulfillment').code).toBe('not_found');
 
-    const bad = json(await t.api(key, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_url: 'ftp://x.example.com/1' }), 422);
-    expect(bad.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/tracking_number', '/tracking_url']);
-    expect(json(await t.api(key, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_number: 'X', tracking_url: 'not a url' }), 422).errors[0].path).toBe('/tracking_url');
-    expect(json(await t.api(key, 'GET', `/fulfillments/${live.id}`), 200).data.status).toBe('pending');
+    const bad = json(await t.api(key, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_url: 'ftp://x.example.com/1' }), 422, 'attachTracking');
+    expect(bad.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/tracking_number', '/tracking_url']);
+    expect(json(await t.api(key, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_number: 'X', tracking_url: 'not a url' }), 422, 'attachTracking').errors?.[0].path).toBe('/tracking_url');
+    expect(json(await t.api(key, 'GET', `/fulfillments/${live.id}`), 200, 'getFulfillment').data.status).toBe('pending');
   });
 });
 
@@ -222,27 +216,27 @@ describe('GET /fulfillments', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const order = await placeOrder(mm, mm.locations[i % 2], [{ variant_id: q.variants[0].id, quantity: 1 }]);
-      ids.push(json(await fulfil(t, k, order, [1]), 201).data.id);
+      ids.push(json(await fulfil(t, k, order, [1]), 201, 'createFulfillment').data.id);
     }
-    json(await t.api(k, 'POST', `/fulfillments/${ids[0]}/tracking`, { tracking_number: 'T' }), 200);
+    json(await t.api(k, 'POST', `/fulfillments/${ids[0]}/tracking`, { tracking_number: 'T' }), 200, 'attachTracking');
     ids.push(ids.shift()!);
     expect((await walk(t, k, '/fulfillments', 2)).ids).toEqual(ids);
-    expect(json(await t.api(k, 'GET', '/fulfillments?status=shipped'), 200).data.map((f: { id: string }) => f.id)).toEqual([ids[4]]);
-    expect(json(await t.api(k, 'GET', '/fulfillments?status=pending'), 200).data.map((f: { id: string }) => f.id)).toEqual(ids.slice(0, 4));
-    expect(json(await t.api(k, 'GET', '/fulfillments?status=cancelled'), 200).data).toEqual([]);
-    expect(json(await t.api(k, 'GET', '/fulfillments?status=lost'), 422).errors[0].path).toBe('/status');
-    const all = json(await t.api(k, 'GET', '/fulfillments'), 200).data;
-    expect(json(await t.api(k, 'GET', `/fulfillments?updated_after=${all[2].updated_at}`), 200).data.map((f: { id: string }) => f.id)).toEqual(
+    expect(json(await t.api(k, 'GET', '/fulfillments?status=shipped'), 200, 'listFulfillments').data.map((f: { id: string }) => f.id)).toEqual([ids[4]]);
+    expect(json(await t.api(k, 'GET', '/fulfillments?status=pending'), 200, 'listFulfillments').data.map((f: { id: string }) => f.id)).toEqual(ids.slice(0, 4));
+    expect(json(await t.api(k, 'GET', '/fulfillments?status=cancelled'), 200, 'listFulfillments').data).toEqual([]);
+    expect(json(await t.api(k, 'GET', '/fulfillments?status=lost'), 422, 'listFulfillments').errors?.[0].path).toBe('/status');
+    const all = json(await t.api(k, 'GET', '/fulfillments'), 200, 'listFulfillments').data;
+    expect(json(await t.api(k, 'GET', `/fulfillments?updated_after=${all[2].updated_at}`), 200, 'listFulfillments').data.map((f: { id: string }) => f.id)).toEqual(
       all.filter((f: { updated_at: string }) => f.updated_at > all[2].updated_at).map((f: { id: string }) => f.id),
     );
     const restricted = await mm.key(['fulfillments.read'], [mm.locations[0]]);
-    expect(json(await t.api(restricted, 'GET', '/fulfillments'), 200).data).toEqual(all.filter((f: { fulfillment_location_id: string }) => f.fulfillment_location_id === mm.locations[0]));
+    expect(json(await t.api(restricted, 'GET', '/fulfillments'), 200, 'listFulfillments').data).toEqual(all.filter((f: { fulfillment_location_id: string }) => f.fulfillment_location_id === mm.locations[0]));
 
     t.database.queries.length = 0;
-    json(await t.api(k, 'GET', '/fulfillments?limit=1'), 200);
+    json(await t.api(k, 'GET', '/fulfillments?limit=1'), 200, 'listFulfillments');
     const few = t.database.queries.length;
     t.database.queries.length = 0;
-    json(await t.api(k, 'GET', '/fulfillments?limit=5'), 200);
+    json(await t.api(k, 'GET', '/fulfillments?limit=5'), 200, 'listFulfillments');
     expect(t.database.queries.length).toBe(few);
   });
 });
@@ -251,16 +245,16 @@ describe('scopes', () => {
   it('fulfillments.write creates and tracks; fulfillments.create alone cannot track; reads need fulfillments.read', async () => {
     const order = await newOrder(2, 1);
     const write = await m.key(['fulfillments.write']);
-    const f = json(await fulfil(t, write, order, [1, 0]), 201).data;
-    json(await t.api(write, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'W' }), 200);
+    const f = json(await fulfil(t, write, order, [1, 0]), 201, 'createFulfillment').data;
+    json(await t.api(write, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'W' }), 200, 'attachTracking');
     const createOnly = await m.key(['fulfillments.create']);
-    json(await fulfil(t, createOnly, order, [1, 0]), 201);
-    const denied = json(await t.api(createOnly, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'W' }), 403);
+    json(await fulfil(t, createOnly, order, [1, 0]), 201, 'createFulfillment');
+    const denied = json(await t.api(createOnly, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'W' }), 403, 'attachTracking');
     expect(denied.code).toBe('insufficient_scope');
     expect(denied.detail).toContain('fulfillments.tracking.write');
-    expect(json(await t.api(createOnly, 'GET', '/fulfillments'), 403).code).toBe('insufficient_scope');
+    expect(json(await t.api(createOnly, 'GET', '/fulfillments'), 403, 'listFulfillments').code).toBe('insufficient_scope');
     const trackOnly = await m.key(['fulfillments.tracking.write']);
-    expect(json(await fulfil(t, trackOnly, order, [0, 1]), 403).code).toBe('insufficient_scope');
+    expect(json(await fulfil(t, trackOnly, order, [0, 1]), 403, 'createFulfillment').code).toBe('insufficient_scope');
   });
 });
 
@@ -269,17 +263,17 @@ describe('Idempotency-Key', () => {
     const order = await newOrder(3, 1);
     const body = { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] };
     const first = await t.api(key, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-1' });
-    const created = json(first, 201);
+    const created = json(first, 201, 'createFulfillment');
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     // Same payload with keys in another order is the same payload.
     const again = await t.api(key, 'POST', '/fulfillments', { items: body.items, merchant_order_id: order.id }, { 'idempotency-key': 'ful-1' });
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.headers.location).toBe(first.headers.location);
-    expect(json(again)).toEqual(created);
-    expect(json(again).request_id).toBe(first.headers['x-request-id']);
+    expect(json(again, 201, 'createFulfillment')).toEqual(created);
+    expect(json(again, 201, 'createFulfillment').request_id).toBe(first.headers['x-request-id']);
     expect(again.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
-    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data;
+    const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect(o.fulfillment_summary.fulfillment_ids).toEqual([created.data.id]);
     expect(o.line_items[0].fulfilled_quantity).toBe(1);
 
@@ -287,64 +281,64 @@ describe('Idempotency-Key', () => {
     expect((await t.api(key, 'POST', '/fulfillments', body, { 'idempotency-key': '"ful-1"' })).headers['idempotent-replayed']).toBe('true');
     // Keys are scoped per merchant: another merchant's same key is its own.
     const otherKey = await (await t.merchant({ locations: 1 })).key(WAREHOUSE);
-    expect(json(await t.api(otherKey, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-1' }), 422).errors[0].path).toBe('/merchant_order_id');
+    expect(json(await t.api(otherKey, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-1' }), 422, 'createFulfillment').errors?.[0].path).toBe('/merchant_order_id');
   });
 
   it('the same key with another payload is 422 idempotency_key_reused', async () => {
     const order = await newOrder(3, 1);
     const items = [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }];
-    json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items }, { 'idempotency-key': 'ful-2' }), 201);
-    const res = json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [{ ...items[0], quantity: 2 }] }, { 'idempotency-key': 'ful-2' }), 422);
+    json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items }, { 'idempotency-key': 'ful-2' }), 201, 'createFulfillment');
+    const res = json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [{ ...items[0], quantity: 2 }] }, { 'idempotency-key': 'ful-2' }), 422, 'createFulfillment');
     expect(res.code).toBe('idempotency_key_reused');
-    expect(json(await t.api(key, 'GET', `/orders/${order.id}`), 200).data.line_items[0].fulfilled_quantity).toBe(1);
+    expect(json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data.line_items[0].fulfilled_quantity).toBe(1);
   });
 
   it('stores and replays 4xx answers (validation and state), even after the state changed', async () => {
     const order = await newOrder(1, 1);
     const tooMany = { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 2 }] };
     const first = await t.api(key, 'POST', '/fulfillments', tooMany, { 'idempotency-key': 'ful-3' });
-    const problem = json(first, 422);
+    const problem = json(first, 422, 'createFulfillment');
     expect(first.headers['content-type']).toMatch(/^application\/problem\+json/);
     const replay = await t.api(key, 'POST', '/fulfillments', tooMany, { 'idempotency-key': 'ful-3' });
     expect(replay.statusCode).toBe(422);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(json(replay)).toEqual(problem);
+    expect(json(replay, 422, 'createFulfillment')).toEqual(problem);
 
     const schemaBad = { merchant_order_id: order.id, items: [] };
-    const s1 = json(await t.api(key, 'POST', '/fulfillments', schemaBad, { 'idempotency-key': 'ful-4' }), 422);
+    const s1 = json(await t.api(key, 'POST', '/fulfillments', schemaBad, { 'idempotency-key': 'ful-4' }), 422, 'createFulfillment');
     const s2 = await t.api(key, 'POST', '/fulfillments', schemaBad, { 'idempotency-key': 'ful-4' });
     expect(s2.headers['idempotent-replayed']).toBe('true');
-    expect(json(s2)).toEqual(s1);
+    expect(json(s2, 422, 'createFulfillment')).toEqual(s1);
 
-    const f = json(await fulfil(t, key, order, [1, 0]), 201).data;
-    json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200);
-    const t1 = json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'Z' }, { 'idempotency-key': 'trk-1' }), 409);
+    const f = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
+    json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200, 'cancelOrder');
+    const t1 = json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'Z' }, { 'idempotency-key': 'trk-1' }), 409, 'attachTracking');
     const t2 = await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'Z' }, { 'idempotency-key': 'trk-1' });
     expect(t2.statusCode).toBe(409);
-    expect(json(t2)).toEqual(t1);
+    expect(json(t2, 409, 'attachTracking')).toEqual(t1);
   });
 
   it('tracking attach replays; 403 answers are not stored; malformed keys are 400', async () => {
     const order = await newOrder(2, 1);
-    const f = json(await fulfil(t, key, order, [1, 0]), 201).data;
-    const a = json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'K1' }, { 'idempotency-key': 'trk-2' }), 200);
-    json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'K2' }), 200);
+    const f = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
+    const a = json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'K1' }, { 'idempotency-key': 'trk-2' }), 200, 'attachTracking');
+    json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'K2' }), 200, 'attachTracking');
     const b = await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'K1' }, { 'idempotency-key': 'trk-2' });
     expect(b.headers['idempotent-replayed']).toBe('true');
-    expect(json(b)).toEqual(a);
-    expect(json(await t.api(key, 'GET', `/fulfillments/${f.id}`), 200).data.tracking.tracking_number).toBe('K2');
+    expect(json(b, 200, 'attachTracking')).toEqual(a);
+    expect(json(await t.api(key, 'GET', `/fulfillments/${f.id}`), 200, 'getFulfillment').data.tracking?.tracking_number).toBe('K2');
 
     const createOnly = await m.key(['fulfillments.create']);
     const body = { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] };
     const readOnly = await m.key(['fulfillments.read']);
     expect((await t.api(readOnly, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-5' })).statusCode).toBe(403);
-    json(await t.api(createOnly, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-5' }), 201);
+    json(await t.api(createOnly, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-5' }), 201, 'createFulfillment');
 
     for (const bad of ['x'.repeat(256), 'ключ', '""']) {
-      const res = json(await t.api(key, 'POST', '/fulfillments', body, { 'idempotency-key': bad }), 400);
+      const res = json(await t.api(key, 'POST', '/fulfillments', body, { 'idempotency-key': bad }), 400, 'createFulfillment');
       expect(res.code).toBe('malformed_request');
     }
-    json(await t.api(key, 'POST', '/fulfillments', { ...body, items: [{ ...body.items[0], quantity: 1 }] }, { 'idempotency-key': 'k'.repeat(255) }), 422);
+    json(await t.api(key, 'POST', '/fulfillments', { ...body, items: [{ ...body.items[0], quantity: 1 }] }, { 'idempotency-key': 'k'.repeat(255) }), 422, 'createFulfillment');
   });
 });

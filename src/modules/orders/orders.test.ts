@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const inventoryOf = async (variantId: string, locationId: string) =>
-  json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}&location_id=${locationId}`), 200).data[0] ?? null;
+  json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}&location_id=${locationId}`), 200, 'listInventory').data[0] ?? null;
 
 describe('order intake (operator API)', () => {
   it('snapshots lines, numbers the order, totals exactly, commits stock and emits events', async () => {
@@ -46,7 +46,7 @@ describe('order intake (operator API)', () => {
         { variant_id: p.variants[0].id, quantity: 1, price: 0.2 },
       ],
     });
-    const order = json(res, 201).data;
+    const order = json(res, 201, 'createOrder').data;
     expect(res.headers.location).toBe(`/api/integrations/v1/orders/${order.id}`);
     expect(order).toEqual({
       id: expect.any(String),
@@ -77,11 +77,11 @@ describe('order intake (operator API)', () => {
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     });
-    const read = json(await t.api(freshKey, 'GET', `/orders/${order.id}`), 200).data;
+    const read = json(await t.api(freshKey, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect(read).toEqual(order);
 
     // 4 committed of the deny variant (5 on hand), 1 of the continue variant (0 on hand: -1 available).
-    const rows = json(await t.api(freshKey, 'GET', '/inventory'), 200).data;
+    const rows = json(await t.api(freshKey, 'GET', '/inventory'), 200, 'listInventory').data;
     const byVariant = Object.fromEntries(rows.map((r: { variant_id: string }) => [r.variant_id, r]));
     expect(byVariant[p.variants[0].id]).toMatchObject({ on_hand: 5, committed: 4, available: 1 });
     expect(byVariant[p.variants[1].id]).toMatchObject({ on_hand: 0, committed: 1, available: -1, sku: 'ORD-HOOD-L', product_id: p.id });
@@ -118,21 +118,21 @@ describe('order intake (operator API)', () => {
         { variant_id: foreign.variants[0].id, quantity: 1 },
       ],
     });
-    const body = json(res, 422);
+    const body = json(res, 422, 'createOrder');
     expect(body.code).toBe('validation_failed');
     expect(body.errors).toEqual([
       { path: '/fulfillment_location_id', message: 'is not a location of this merchant', code: 'unknown_id' },
       { path: '/line_items/0/price', message: 'must have at most 2 decimals', code: 'invalid_format' },
       { path: '/line_items/1/variant_id', message: 'is not a variant of this merchant', code: 'unknown_id' },
     ]);
-    const schema = json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: tee.variants[1].id, quantity: 0 }], colour: 1 }), 422);
-    expect(schema.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/colour', '/line_items/0/quantity']);
-    expect(json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [] }), 422).errors[0].path).toBe('/line_items');
+    const schema = json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: tee.variants[1].id, quantity: 0 }], colour: 1 }), 422, 'createOrder');
+    expect(schema.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/colour', '/line_items/0/quantity']);
+    expect(json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [] }), 422, 'createOrder').errors?.[0].path).toBe('/line_items');
   });
 
   it('refuses a deny-policy variant with too little available, naming the line, and changes nothing', async () => {
     const before = await inventoryOf(mug.variants[0].id, m.locations[0]);
-    const ordersBefore = json(await t.api(key, 'GET', '/orders?limit=250'), 200).data.length;
+    const ordersBefore = json(await t.api(key, 'GET', '/orders?limit=250'), 200, 'listOrders').data.length;
     const res = await m.op('POST', '/orders', {
       fulfillment_location_id: m.locations[0],
       line_items: [
@@ -141,21 +141,21 @@ describe('order intake (operator API)', () => {
         { variant_id: mug.variants[0].id, quantity: 2 },
       ],
     });
-    const body = json(res, 422);
+    const body = json(res, 422, 'createOrder');
     expect(body.code).toBe('insufficient_inventory');
     expect(body.errors).toEqual([
       { path: '/line_items/1/quantity', message: 'only 3 available at this location', code: 'insufficient_inventory' },
       { path: '/line_items/2/quantity', message: 'only 3 available at this location', code: 'insufficient_inventory' },
     ]);
     expect(await inventoryOf(mug.variants[0].id, m.locations[0])).toEqual(before);
-    expect(json(await t.api(key, 'GET', '/orders?limit=250'), 200).data.length).toBe(ordersBefore);
+    expect(json(await t.api(key, 'GET', '/orders?limit=250'), 200, 'listOrders').data.length).toBe(ordersBefore);
     // At another location there is no stock at all.
-    const elsewhere = json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[1], line_items: [{ variant_id: mug.variants[0].id, quantity: 1 }] }), 422);
+    const elsewhere = json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[1], line_items: [{ variant_id: mug.variants[0].id, quantity: 1 }] }), 422, 'createOrder');
     expect(elsewhere.errors).toEqual([{ path: '/line_items/0/quantity', message: 'only 0 available at this location', code: 'insufficient_inventory' }]);
     // Exactly what is available is fine; a continue variant may go below zero.
     const ok = await placeOrder(m, m.locations[0], [{ variant_id: mug.variants[0].id, quantity: 3 }]);
     expect(await inventoryOf(mug.variants[0].id, m.locations[0])).toMatchObject({ on_hand: 3, committed: 3, available: 0 });
-    json(await m.op('POST', `/orders/${ok.id}/cancel`, {}), 200);
+    json(await m.op('POST', `/orders/${ok.id}/cancel`, {}), 200, 'cancelOrder');
     expect(await inventoryOf(mug.variants[0].id, m.locations[0])).toMatchObject({ on_hand: 3, committed: 0, available: 3 });
   });
 
@@ -178,14 +178,14 @@ describe('order cancellation', () => {
       { variant_id: a, quantity: 4 },
       { variant_id: b, quantity: 3 },
     ]);
-    const shipped = json(await fulfil(t, key, order, [1, 0]), 201).data;
-    json(await t.api(key, 'POST', `/fulfillments/${shipped.id}/tracking`, { tracking_number: '1Z1' }), 200);
-    const pending = json(await fulfil(t, key, order, [2, 1]), 201).data;
+    const shipped = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
+    json(await t.api(key, 'POST', `/fulfillments/${shipped.id}/tracking`, { tracking_number: '1Z1' }), 200, 'attachTracking');
+    const pending = json(await fulfil(t, key, order, [2, 1]), 201, 'createFulfillment').data;
     expect(await inventoryOf(a, m.locations[0])).toMatchObject({ on_hand: 7, committed: 1 });
     expect(await inventoryOf(b, m.locations[0])).toMatchObject({ on_hand: 9, committed: 2 });
 
     const res = await m.op('POST', `/orders/${order.id}/cancel`, {});
-    const cancelled = json(res, 200).data;
+    const cancelled = json(res, 200, 'cancelOrder').data;
     expect(cancelled).toMatchObject({ status: 'cancelled', fulfillment_status: 'partially_fulfilled' });
     expect(cancelled.line_items.map((l: { fulfilled_quantity: number; fulfillable_quantity: number }) => [l.fulfilled_quantity, l.fulfillable_quantity])).toEqual([
       [1, 0],
@@ -195,8 +195,8 @@ describe('order cancellation', () => {
     // a: 10 - 1 shipped = 9 on hand, nothing committed; b: back to 10.
     expect(await inventoryOf(a, m.locations[0])).toMatchObject({ on_hand: 9, committed: 0, available: 9 });
     expect(await inventoryOf(b, m.locations[0])).toMatchObject({ on_hand: 10, committed: 0, available: 10 });
-    expect(json(await t.api(key, 'GET', `/fulfillments/${pending.id}`), 200).data.status).toBe('cancelled');
-    expect(json(await t.api(key, 'GET', `/fulfillments/${shipped.id}`), 200).data.status).toBe('shipped');
+    expect(json(await t.api(key, 'GET', `/fulfillments/${pending.id}`), 200, 'getFulfillment').data.status).toBe('cancelled');
+    expect(json(await t.api(key, 'GET', `/fulfillments/${shipped.id}`), 200, 'getFulfillment').data.status).toBe('shipped');
 
     expect((await ledger(t, a)).slice(-1)).toEqual([
       { location_id: m.locations[0], on_hand_delta: 2, committed_delta: -1, cause: 'cancellation', reference_id: order.id, reason: null, api_key_id: null },
@@ -205,20 +205,20 @@ describe('order cancellation', () => {
     expect(orderEvents.map((e) => e.payload)).toEqual([{ object: cancelled }]);
     const fEvents = (await events(t, m.id, 'fulfillment.updated')).filter((e) => (e.payload.object as { id: string }).id === pending.id);
     expect(fEvents).toHaveLength(1);
-    expect(fEvents[0].payload.object).toEqual(json(await t.api(key, 'GET', `/fulfillments/${pending.id}`), 200).data);
+    expect(fEvents[0].payload.object).toEqual(json(await t.api(key, 'GET', `/fulfillments/${pending.id}`), 200, 'getFulfillment').data);
 
-    const again = json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 409);
+    const again = json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 409, 'cancelOrder');
     expect(again.code).toBe('invalid_state');
   });
 
   it('refuses to cancel a closed order and answers 404 for an unknown one', async () => {
     const order = await placeOrder(m, m.locations[0], [{ variant_id: tee.variants[0].id, quantity: 1 }]);
-    json(await fulfil(t, key, order, [1]), 201);
-    expect(json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 409).code).toBe('invalid_state');
-    expect(json(await m.op('POST', '/orders/00000000-0000-4000-8000-000000000000/cancel', {}), 404).code).toBe('not_found');
+    json(await fulfil(t, key, order, [1]), 201, 'createFulfillment');
+    expect(json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 409, 'cancelOrder').code).toBe('invalid_state');
+    expect(json(await m.op('POST', '/orders/00000000-0000-4000-8000-000000000000/cancel', {}), 404, 'cancelOrder').code).toBe('not_found');
     const other = await t.merchant({ locations: 1 });
-    expect(json(await other.op('POST', `/orders/${order.id}/cancel`, {}), 404).code).toBe('not_found');
-    expect(json(await m.op('POST', `/orders/${order.id}/cancel`, { reason: 'x' }), 422).errors[0].path).toBe('/reason');
+    expect(json(await other.op('POST', `/orders/${order.id}/cancel`, {}), 404, 'cancelOrder').code).toBe('not_found');
+    expect(json(await m.op('POST', `/orders/${order.id}/cancel`, { reason: 'x' }), 422, 'cancelOrder').errors?.[0].path).toBe('/reason');
   });
 });
 
@@ -241,46 +241,46 @@ describe('GET /orders', () => {
     expect(pages).toBe(3);
     expect(seen).toEqual(ids);
     t.database.queries.length = 0;
-    json(await t.api(k, 'GET', '/orders?limit=2'), 200);
+    json(await t.api(k, 'GET', '/orders?limit=2'), 200, 'listOrders');
     const small = t.database.queries.length;
     t.database.queries.length = 0;
-    json(await t.api(k, 'GET', '/orders?limit=8'), 200);
+    json(await t.api(k, 'GET', '/orders?limit=8'), 200, 'listOrders');
     expect(t.database.queries.length).toBe(small);
   });
 
   it('filters by status, created_after and updated_after; rejects unknown values', async () => {
-    const cancelled = json(await t.api(k, 'GET', '/orders?status=cancelled'), 200).data;
+    const cancelled = json(await t.api(k, 'GET', '/orders?status=cancelled'), 200, 'listOrders').data;
     expect(cancelled.map((o: { id: string }) => o.id)).toEqual([ids[6]]);
-    expect(json(await t.api(k, 'GET', '/orders?status=open'), 200).data).toHaveLength(6);
-    expect(json(await t.api(k, 'GET', '/orders?status=closed'), 200).data).toEqual([]);
-    const all = json(await t.api(k, 'GET', '/orders'), 200).data;
+    expect(json(await t.api(k, 'GET', '/orders?status=open'), 200, 'listOrders').data).toHaveLength(6);
+    expect(json(await t.api(k, 'GET', '/orders?status=closed'), 200, 'listOrders').data).toEqual([]);
+    const all = json(await t.api(k, 'GET', '/orders'), 200, 'listOrders').data;
     const byCreated = [...all].sort((a: { created_at: string }, b: { created_at: string }) => a.created_at.localeCompare(b.created_at));
     const pivot = byCreated[2].created_at;
-    const created = json(await t.api(k, 'GET', `/orders?created_after=${pivot}`), 200).data;
+    const created = json(await t.api(k, 'GET', `/orders?created_after=${pivot}`), 200, 'listOrders').data;
     expect(created.map((o: { id: string }) => o.id).sort()).toEqual(all.filter((o: { created_at: string }) => o.created_at > pivot).map((o: { id: string }) => o.id).sort());
-    const updated = json(await t.api(k, 'GET', `/orders?updated_after=${all[5].updated_at}`), 200).data;
+    const updated = json(await t.api(k, 'GET', `/orders?updated_after=${all[5].updated_at}`), 200, 'listOrders').data;
     expect(updated.map((o: { id: string }) => o.id)).toEqual(all.filter((o: { updated_at: string }) => o.updated_at > all[5].updated_at).map((o: { id: string }) => o.id));
-    const bad = json(await t.api(k, 'GET', '/orders?status=bogus'), 422);
-    expect(bad.errors[0].path).toBe('/status');
-    expect(json(await t.api(k, 'GET', '/orders?created_after=yesterday'), 422).errors[0].path).toBe('/created_after');
+    const bad = json(await t.api(k, 'GET', '/orders?status=bogus'), 422, 'listOrders');
+    expect(bad.errors?.[0].path).toBe('/status');
+    expect(json(await t.api(k, 'GET', '/orders?created_after=yesterday'), 422, 'listOrders').errors?.[0].path).toBe('/created_after');
   });
 
   it('a location-restricted key sees only its location\'s orders; others are 404', async () => {
     const restricted = await mm.key(['orders.read'], [mm.locations[1]]);
-    const all = json(await t.api(k, 'GET', '/orders'), 200).data;
+    const all = json(await t.api(k, 'GET', '/orders'), 200, 'listOrders').data;
     const mine = all.filter((o: { fulfillment_location_id: string }) => o.fulfillment_location_id === mm.locations[1]);
-    expect(json(await t.api(restricted, 'GET', '/orders'), 200).data).toEqual(mine);
+    expect(json(await t.api(restricted, 'GET', '/orders'), 200, 'listOrders').data).toEqual(mine);
     const hidden = all.find((o: { fulfillment_location_id: string }) => o.fulfillment_location_id === mm.locations[0]);
-    expect(json(await t.api(restricted, 'GET', `/orders/${hidden.id}`), 404).code).toBe('not_found');
-    expect(json(await t.api(restricted, 'GET', `/orders/${mine[0].id}`), 200).data).toEqual(mine[0]);
+    expect(json(await t.api(restricted, 'GET', `/orders/${hidden!.id}`), 404, 'getOrder').code).toBe('not_found');
+    expect(json(await t.api(restricted, 'GET', `/orders/${mine[0].id}`), 200, 'getOrder').data).toEqual(mine[0]);
   });
 
   it('another merchant\'s order, an unknown id and a non-UUID id are 404; the scope is orders.read', async () => {
-    expect(json(await t.api(key, 'GET', `/orders/${ids[0]}`), 404).code).toBe('not_found');
-    expect(json(await t.api(k, 'GET', '/orders/00000000-0000-4000-8000-000000000000'), 404).code).toBe('not_found');
-    expect(json(await t.api(k, 'GET', '/orders/123'), 404).code).toBe('not_found');
+    expect(json(await t.api(key, 'GET', `/orders/${ids[0]}`), 404, 'getOrder').code).toBe('not_found');
+    expect(json(await t.api(k, 'GET', '/orders/00000000-0000-4000-8000-000000000000'), 404, 'getOrder').code).toBe('not_found');
+    expect(json(await t.api(k, 'GET', '/orders/123'), 404, 'getOrder').code).toBe('not_found');
     const noScope = await mm.key(['products.read']);
-    expect(json(await t.api(noScope, 'GET', '/orders'), 403).code).toBe('insufficient_scope');
+    expect(json(await t.api(noScope, 'GET', '/orders'), 403, 'listOrders').code).toBe('insufficient_scope');
   });
 });
 
@@ -293,7 +293,7 @@ describe('demo seed', () => {
     const base = { ctx, locations, vendors: [], tags: [], images: [] };
     await seedOrders({ ...base, variants: {} });
     const k = await demoMerchant.key(WAREHOUSE);
-    expect(json(await t.api(k, 'GET', '/orders'), 200).data).toEqual([]);
+    expect(json(await t.api(k, 'GET', '/orders'), 200, 'listOrders').data).toEqual([]);
 
     const q = await makeProduct(t, demoMerchant, 'Seeded', [
       { sku: 'SEED-1', price: 10 },
@@ -301,14 +301,14 @@ describe('demo seed', () => {
       { sku: 'SEED-3', price: 30 },
     ]);
     await seedOrders({ ...base, variants: Object.fromEntries(q.variants.map((v) => [v.sku, v.id])) });
-    const orders = json(await t.api(k, 'GET', '/orders'), 200).data;
+    const orders = json(await t.api(k, 'GET', '/orders'), 200, 'listOrders').data;
     expect(orders).toHaveLength(4);
     expect(new Set(orders.map((o: { fulfillment_location_id: string }) => o.fulfillment_location_id))).toEqual(new Set(demoMerchant.locations));
     expect(orders.every((o: { status: string }) => o.status === 'open')).toBe(true);
     const partial = orders.filter((o: { fulfillment_status: string }) => o.fulfillment_status === 'partially_fulfilled');
     expect(partial).toHaveLength(1);
-    const f = json(await t.api(k, 'GET', `/fulfillments/${partial[0].fulfillment_summary.fulfillment_ids[0]}`), 200).data;
+    const f = json(await t.api(k, 'GET', `/fulfillments/${partial[0].fulfillment_summary.fulfillment_ids[0]}`), 200, 'getFulfillment').data;
     expect(f.status).toBe('shipped');
-    expect(f.tracking.tracking_number).toBe('1Z999AA10123456784');
+    expect(f.tracking?.tracking_number).toBe('1Z999AA10123456784');
   });
 });

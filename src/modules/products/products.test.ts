@@ -13,11 +13,11 @@ beforeAll(async () => {
   t = await startTestApp();
   m = await t.merchant();
   key = await m.key(['products.read', 'products.write', 'products.submit', 'inventory.adjust', 'inventory.read']);
-  vendor = json(await m.op('POST', '/vendors', { name: 'Acme' }), 201).data.id;
+  vendor = json(await m.op('POST', '/vendors', { name: 'Acme' }), 201, 'createVendor').data.id;
   tags = [];
-  for (const n of ['a', 'b', 'c']) tags.push(json(await m.op('POST', '/tags', { name: n }), 201).data.id);
+  for (const n of ['a', 'b', 'c']) tags.push(json(await m.op('POST', '/tags', { name: n }), 201, 'createTag').data.id);
   images = [];
-  for (const n of [1, 2, 3]) images.push(json(await m.op('POST', '/media-assets', { url: `https://img.example.com/${n}.jpg`, kind: 'image' }), 201).data.id);
+  for (const n of [1, 2, 3]) images.push(json(await m.op('POST', '/media-assets', { url: `https://img.example.com/${n}.jpg`, kind: 'image' }), 201, 'createMediaAsset').data.id);
 });
 afterAll(() => t?.close());
 
@@ -37,7 +37,7 @@ describe('create', () => {
         { sku: 'BS-M', option1: 'M', price: 21.5, inventory_policy: 'continue', requires_shipping: false },
       ],
     });
-    const p = json(res, 201).data;
+    const p = json(res, 201, 'createProduct').data;
     expect(res.headers.location).toBe(`/api/integrations/v1/products/${p.id}`);
     expect(p).toMatchObject({
       source: 'native', source_name: null, external_id: null, title: 'Blue Shirt!', description: 'Soft', handle: 'blue-shirt',
@@ -55,13 +55,13 @@ describe('create', () => {
       barcode: null, inventory_policy: 'deny', media_asset_id: images[1], shipping_profile: null, requires_shipping: true, weight: 200, weight_unit: 'g', inventory: [],
     });
     expect(p.variants[1]).toMatchObject({ sku: 'BS-M', price: 21.5, inventory_policy: 'continue', requires_shipping: false });
-    expect(json(await t.api(key, 'GET', `/products/${p.id}`), 200).data).toEqual(p);
+    expect(json(await t.api(key, 'GET', `/products/${p.id}`), 200, 'getProduct').data).toEqual(p);
   });
 
   it('gives a product without variants one default variant, and makes handles unique', async () => {
-    const a = json(await create({ title: 'Mug' }), 201).data;
-    const b = json(await create({ title: 'mug' }), 201).data;
-    const c = json(await create({ title: 'Other', handle: 'Mug' }), 201).data;
+    const a = json(await create({ title: 'Mug' }), 201, 'createProduct').data;
+    const b = json(await create({ title: 'mug' }), 201, 'createProduct').data;
+    const c = json(await create({ title: 'Other', handle: 'Mug' }), 201, 'createProduct').data;
     expect([a.handle, b.handle, c.handle]).toEqual(['mug', 'mug-2', 'mug-3']);
     expect(a.variants).toHaveLength(1);
     expect(a.variants[0]).toMatchObject({ option1: 'Default', price: 0, sku: null });
@@ -69,72 +69,72 @@ describe('create', () => {
 
   it('names every bad field: other merchant ids, missing price, taken and duplicate SKUs, money precision', async () => {
     const other = await t.merchant();
-    const foreignTag = json(await other.op('POST', '/tags', { name: 'x' }), 201).data.id;
-    const res = json(await create({ title: 'X', tag_ids: [tags[0], foreignTag], vendor_id: foreignTag, variants: [{ sku: 'A1' }] }), 422);
+    const foreignTag = json(await other.op('POST', '/tags', { name: 'x' }), 201, 'createTag').data.id;
+    const res = json(await create({ title: 'X', tag_ids: [tags[0], foreignTag], vendor_id: foreignTag, variants: [{ sku: 'A1' }] }), 422, 'createProduct');
     expect(res.errors).toEqual(expect.arrayContaining([
       { path: '/variants/0/price', message: 'is required', code: 'required' },
     ]));
-    const refs = json(await create({ title: 'X', tag_ids: [tags[0], foreignTag], vendor_id: foreignTag }), 422);
+    const refs = json(await create({ title: 'X', tag_ids: [tags[0], foreignTag], vendor_id: foreignTag }), 422, 'createProduct');
     expect(refs.errors).toEqual([
       { path: '/vendor_id', message: 'is not a vendor of this merchant', code: 'unknown_id' },
       { path: '/tag_ids/1', message: 'is not a tag of this merchant', code: 'unknown_id' },
     ]);
-    const dup = json(await create({ title: 'X', variants: [{ sku: 'BS-S', price: 1 }, { sku: 'Q', price: 1 }, { sku: 'Q', price: 1.001 }] }), 422);
-    expect(dup.errors.map((e: { path: string; code: string }) => `${e.path}:${e.code}`)).toEqual(['/variants/2/price:invalid_format', '/variants/2/sku:duplicate']);
-    const taken = json(await create({ title: 'X', variants: [{ sku: 'BS-S', price: 1 }] }), 422);
+    const dup = json(await create({ title: 'X', variants: [{ sku: 'BS-S', price: 1 }, { sku: 'Q', price: 1 }, { sku: 'Q', price: 1.001 }] }), 422, 'createProduct');
+    expect(dup.errors?.map((e: { path: string; code: string }) => `${e.path}:${e.code}`)).toEqual(['/variants/2/price:invalid_format', '/variants/2/sku:duplicate']);
+    const taken = json(await create({ title: 'X', variants: [{ sku: 'BS-S', price: 1 }] }), 422, 'createProduct');
     expect(taken.errors).toEqual([{ path: '/variants/0/sku', message: '"BS-S" is already used by another variant', code: 'taken' }]);
-    const unknown = json(await create({ title: 'X', status: 'active', variants: [{ price: 1, colour: 'red' }] }), 422);
-    expect(unknown.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/status', '/variants/0/colour']);
+    const unknown = json(await create({ title: 'X', status: 'active', variants: [{ price: 1, colour: 'red' }] }), 422, 'createProduct');
+    expect(unknown.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/status', '/variants/0/colour']);
   });
 
   it('submit needs products.submit', async () => {
     const writer = await m.key(['products.write']);
-    expect(json(await create({ title: 'S', submit: true }, writer), 403).code).toBe('insufficient_scope');
-    expect(json(await create({ title: 'S', submit: true }), 201).data.review_status).toBe('in_review');
+    expect(json(await create({ title: 'S', submit: true }, writer), 403, 'createProduct').code).toBe('insufficient_scope');
+    expect(json(await create({ title: 'S', submit: true }), 201, 'createProduct').data.review_status).toBe('in_review');
   });
 });
 
 describe('patch and review', () => {
   it('title/description become pending; variants and tags replace at once; approve goes live and activates', async () => {
-    const p = json(await create({ title: 'Cap', tag_ids: [tags[0]], variants: [{ sku: 'CAP-1', price: 5 }, { sku: 'CAP-2', price: 6 }] }), 201).data;
+    const p = json(await create({ title: 'Cap', tag_ids: [tags[0]], variants: [{ sku: 'CAP-1', price: 5 }, { sku: 'CAP-2', price: 6 }] }), 201, 'createProduct').data;
     const patched = json(await t.api(key, 'PATCH', `/products/${p.id}`, {
       title: 'Cap v2', description: 'New',
       variants: [{ id: p.variants[1].id, price: 7 }, { sku: 'CAP-3', price: 8, option1: 'L' }],
       tag_ids: [tags[2]],
-    }), 200).data;
+    }), 200, 'updateProduct').data;
     expect(patched).toMatchObject({ title: 'Cap', description: null, pending_title: 'Cap v2', pending_description: 'New', review_status: 'not_submitted', tag_ids: [tags[2]] });
-    expect(patched.variants.map((v: { id: string; sku: string; price: number }) => [v.sku, v.price])).toEqual([['CAP-2', 7], ['CAP-3', 8]]);
+    expect(patched.variants.map((v) => [v.sku, v.price])).toEqual([['CAP-2', 7], ['CAP-3', 8]]);
     expect(patched.variants[0].id).toBe(p.variants[1].id);
     // The removed variant's SKU is free again.
-    expect(json(await create({ title: 'Y', variants: [{ sku: 'CAP-1', price: 1 }] }), 201).data.variants[0].sku).toBe('CAP-1');
+    expect(json(await create({ title: 'Y', variants: [{ sku: 'CAP-1', price: 1 }] }), 201, 'createProduct').data.variants[0].sku).toBe('CAP-1');
 
-    expect(json(await m.op('POST', `/products/${p.id}/review`, { decision: 'approve' }), 409).code).toBe('invalid_state');
-    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { submit: true }), 200).data.review_status).toBe('in_review');
-    const approved = json(await m.op('POST', `/products/${p.id}/review`, { decision: 'approve' }), 200).data;
+    expect(json(await m.op('POST', `/products/${p.id}/review`, { decision: 'approve' }), 409, 'reviewProduct').code).toBe('invalid_state');
+    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { submit: true }), 200, 'updateProduct').data.review_status).toBe('in_review');
+    const approved = json(await m.op('POST', `/products/${p.id}/review`, { decision: 'approve' }), 200, 'reviewProduct').data;
     expect(approved).toMatchObject({ title: 'Cap v2', description: 'New', pending_title: null, pending_description: null, review_status: 'approved', status: 'active' });
 
     await t.api(key, 'PATCH', `/products/${p.id}`, { title: 'Cap v3', submit: true });
-    const rejected = json(await m.op('POST', `/products/${p.id}/review`, { decision: 'reject' }), 200).data;
+    const rejected = json(await m.op('POST', `/products/${p.id}/review`, { decision: 'reject' }), 200, 'reviewProduct').data;
     expect(rejected).toMatchObject({ title: 'Cap v2', pending_title: 'Cap v3', review_status: 'rejected', status: 'active' });
   });
 
   it('refuses removing every variant, foreign variant ids and unknown fields', async () => {
-    const p = json(await create({ title: 'Hat' }), 201).data;
-    const q = json(await create({ title: 'Hat 2' }), 201).data;
-    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { variants: [] }), 422).errors[0].path).toBe('/variants');
-    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { variants: [{ id: q.variants[0].id, price: 1 }] }), 422).errors)
+    const p = json(await create({ title: 'Hat' }), 201, 'createProduct').data;
+    const q = json(await create({ title: 'Hat 2' }), 201, 'createProduct').data;
+    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { variants: [] }), 422, 'updateProduct').errors?.[0].path).toBe('/variants');
+    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { variants: [{ id: q.variants[0].id, price: 1 }] }), 422, 'updateProduct').errors)
       .toEqual([{ path: '/variants/0/id', message: 'is not a variant of this product', code: 'unknown_id' }]);
-    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { handle: 'x' }), 422).errors[0]).toEqual({ path: '/handle', message: 'is not a known field', code: 'unknown_field' });
-    expect(json(await t.api(key, 'GET', `/products/${p.id}`), 200).data).toEqual(p);
+    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { handle: 'x' }), 422, 'updateProduct').errors?.[0]).toEqual({ path: '/handle', message: 'is not a known field', code: 'unknown_field' });
+    expect(json(await t.api(key, 'GET', `/products/${p.id}`), 200, 'getProduct').data).toEqual(p);
   });
 
   it('another merchant\'s product is 404 for read and write', async () => {
     const other = await t.merchant();
     const otherKey = await other.key(['products.read', 'products.write']);
-    const p = json(await create({ title: 'Mine' }), 201).data;
-    expect(json(await t.api(otherKey, 'GET', `/products/${p.id}`), 404).code).toBe('not_found');
-    expect(json(await t.api(otherKey, 'PATCH', `/products/${p.id}`, { title: 'x' }), 404).code).toBe('not_found');
-    expect(json(await t.api(otherKey, 'GET', '/products'), 200).data).toEqual([]);
+    const p = json(await create({ title: 'Mine' }), 201, 'createProduct').data;
+    expect(json(await t.api(otherKey, 'GET', `/products/${p.id}`), 404, 'getProduct').code).toBe('not_found');
+    expect(json(await t.api(otherKey, 'PATCH', `/products/${p.id}`, { title: 'x' }), 404, 'updateProduct').code).toBe('not_found');
+    expect(json(await t.api(otherKey, 'GET', '/products'), 200, 'listProducts').data).toEqual([]);
   });
 });
 
@@ -142,10 +142,10 @@ describe('lists', () => {
   it('walks every product once and costs a constant number of queries per page', async () => {
     const other = await t.merchant();
     const k = await other.key(['products.read', 'products.write']);
-    const img = json(await other.op('POST', '/media-assets', { url: 'https://img.example.com/x.jpg', kind: 'image' }), 201).data.id;
-    const tag = json(await other.op('POST', '/tags', { name: 't' }), 201).data.id;
+    const img = json(await other.op('POST', '/media-assets', { url: 'https://img.example.com/x.jpg', kind: 'image' }), 201, 'createMediaAsset').data.id;
+    const tag = json(await other.op('POST', '/tags', { name: 't' }), 201, 'createTag').data.id;
     for (let i = 0; i < 55; i++) {
-      json(await t.api(k, 'POST', '/products', { title: `P${i}`, primary_image_asset_id: img, gallery_asset_ids: [img], tag_ids: [tag], variants: [{ sku: `S${i}a`, price: 1 }, { sku: `S${i}b`, price: 2 }] }), 201);
+      json(await t.api(k, 'POST', '/products', { title: `P${i}`, primary_image_asset_id: img, gallery_asset_ids: [img], tag_ids: [tag], variants: [{ sku: `S${i}a`, price: 1 }, { sku: `S${i}b`, price: 2 }] }), 201, 'createProduct');
     }
     const { ids, pages } = await walk(t, k, '/products', 20);
     expect(ids).toHaveLength(55);
@@ -154,7 +154,7 @@ describe('lists', () => {
 
     const count = async (limit: number) => {
       t.database.queries.length = 0;
-      const body = json(await t.api(k, 'GET', `/products?limit=${limit}`), 200);
+      const body = json(await t.api(k, 'GET', `/products?limit=${limit}`), 200, 'listProducts');
       expect(body.data).toHaveLength(limit);
       return t.database.queries.length;
     };
