@@ -22,7 +22,7 @@ export default async function setup(project: TestProject) {
   const kind = process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
   const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
   if (kind === 'postgres') {
-    const name = `mia_tmpl_${run}`;
+    const name = `${process.env.TEST_DB_PREFIX ?? 'mia'}_tmpl_${run}`; // TEST_DB_PREFIX: engineers sharing one server keep apart
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
     await admin.query(`create database ${name}`);

@@ -32,7 +32,7 @@ export async function testDatabase(): Promise<TestDatabase> {
   const queries: string[] = [];
   const onQuery = (q: string) => void queries.push(q);
   if (inject('dbKind') === 'postgres') {
-    const name = `mia_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const name = `${process.env.TEST_DB_PREFIX ?? 'mia'}_t_${process.pid}_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
     // CREATE DATABASE … TEMPLATE fails while another session is on the template; retry briefly.
