@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { addStock, fulfil, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from './fixtures.ts';
+import { waitFor } from './wait.ts';
 
 describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
   let t: TestApp;
@@ -26,12 +27,14 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
   const onHand = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data[0];
 
   it('50 parallel +1 adjustments on one row sum to exactly 50', async () => {
+    t.inFlight.reset();
     const res = await Promise.all(
       Array.from({ length: 50 }, () =>
         t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }] }),
       ),
     );
     expect(res.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
+    expect(t.inFlight.peak, 'the adjustments overlapped').toBeGreaterThanOrEqual(2);
     expect(await onHand(p.variants[0].id)).toMatchObject({ on_hand: 50, committed: 0 });
     const ledger = await t.database.db.selectFrom('inventory_ledger').select(({ fn }) => fn.sum<string>('on_hand_delta').as('s')).where('variant_id', '=', p.variants[0].id).executeTakeFirstOrThrow();
     expect(Number(ledger.s)).toBe(50);
@@ -47,14 +50,18 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
         { variant_id: second, fulfillment_location_id: m.locations[0], adjustment: 1 },
       ],
     });
+    t.inFlight.reset();
     const res = await Promise.all(Array.from({ length: 20 }, (_, i) => t.api(key, 'POST', '/inventory/adjustments', i % 2 ? rows(a, b) : rows(b, a))));
     expect(res.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+    expect(t.inFlight.peak, 'the batches overlapped').toBeGreaterThanOrEqual(2);
     expect([(await onHand(a)).on_hand, (await onHand(b)).on_hand]).toEqual([before[0] + 20, before[1] + 20]);
   });
 
   it('20 parallel identical fulfillment creates with one Idempotency-Key apply once', async () => {
     const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 10 }]);
+    t.inFlight.reset();
     const res = await Promise.all(Array.from({ length: 20 }, () => fulfil(t, key, order, [1], { 'idempotency-key': 'race-1' })));
+    expect(t.inFlight.peak, 'the duplicates overlapped').toBeGreaterThanOrEqual(2);
     const fresh = res.filter((r) => r.statusCode === 201 && !r.headers['idempotent-replayed']);
     const replays = res.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === 'true');
     const inFlight = res.filter((r) => r.statusCode === 409);
@@ -76,7 +83,9 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     ]);
     json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment');
     const before = await onHand(p.variants[0].id);
+    t.inFlight.reset();
     const res = await Promise.all([fulfil(t, key, order, [1, 0]), fulfil(t, key, order, [1, 0])]);
+    expect(t.inFlight.peak, 'both requests were in flight at once').toBeGreaterThanOrEqual(2);
     expect(res.map((r) => r.statusCode).sort()).toEqual([201, 422]);
     const loser = json(res.find((r) => r.statusCode === 422)!, 422, 'createFulfillment');
     expect(loser.errors).toEqual([{ path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (0)', code: 'exceeds_fulfillable' }]);
@@ -94,11 +103,9 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
       await client.query('begin');
       await client.query('select id from orders where id = $1 for update', [order.id]);
       const racing = Promise.all([fulfil(t, key, order, [1]), fulfil(t, key, order, [1])]);
-      for (let i = 0; i < 100; i++) {
-        const { rows } = await client.query("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()");
-        if (rows[0].n >= 2) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      // The race happened only if both are waiting on the held row at once: fail, not carry on, if not.
+      const waiting = async () => (await client.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()")).rows[0].n;
+      await waitFor(async () => (await waiting()) >= 2, { deadlineMs: 10_000, what: 'both fulfillments waiting on the held order row', describe: waiting });
       await client.query('commit');
       const res = await racing;
       expect(res.map((r) => r.statusCode).sort()).toEqual([201, 422]);
@@ -116,9 +123,11 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
   it('parallel intakes get distinct consecutive numbers and never oversell a deny-policy variant', async () => {
     const q = await makeProduct(t, m, 'Scarce', [{ sku: 'CON-SCARCE', price: 5 }]);
     await addStock(t, key, q.variants[0].id, m.locations[0], 5);
+    t.inFlight.reset();
     const res = await Promise.all(
       Array.from({ length: 12 }, () => m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: q.variants[0].id, quantity: 1 }] })),
     );
+    expect(t.inFlight.peak, 'the intakes overlapped').toBeGreaterThanOrEqual(2);
     const ok = res.filter((r) => r.statusCode === 201).map((r) => json(r, 201, 'createOrder').data.order_number as number);
     expect(ok).toHaveLength(5);
     expect(res.filter((r) => r.statusCode === 422).map((r) => json(r, 422, 'createOrder').code)).toEqual(Array(7).fill('insufficient_inventory'));
@@ -204,10 +213,28 @@ describe.runIf(onPostgres())('several API processes on one PostgreSQL', () => {
     const post = (base: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
       fetch(`${base}/api/integrations/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     const body = { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] };
-    const res = await Promise.all(Array.from({ length: 16 }, (_, i) => post(urls[i % 2], '/fulfillments', body, { 'idempotency-key': 'multi-1' })));
+    // Hold the order row: the request that takes the key blocks on it while holding the key, so the
+    // others surely arrive while it is in progress (the race happens, in both processes).
+    const holder = new pg.Client({ connectionString: t.database.url! });
+    await holder.connect();
+    let res: Response[];
+    try {
+      await holder.query('begin');
+      await holder.query('select id from orders where id = $1 for update', [order.id]);
+      let answered = 0;
+      const racing = Promise.all(Array.from({ length: 16 }, (_, i) => post(urls[i % 2], '/fulfillments', body, { 'idempotency-key': 'multi-1' }).finally(() => void answered++)));
+      await waitFor(() => answered === 15, { deadlineMs: 15_000, what: '15 of 16 requests answered while the first holds the key', describe: () => answered });
+      await holder.query('commit');
+      res = await racing;
+    } finally {
+      await holder.end();
+    }
     const statuses = res.map((r) => (r.status === 201 && r.headers.get('idempotent-replayed') === 'true' ? 'replay' : String(r.status)));
     expect(statuses.filter((s) => s === '201')).toHaveLength(1);
     expect(statuses.every((s) => ['201', 'replay', '409'].includes(s))).toBe(true);
+    // The race happened in both processes: each answered 409 idempotency_in_progress at least once.
+    const inProgressBy = new Set(res.flatMap((r, i) => (r.status === 409 ? [urls[i % 2]] : [])));
+    expect(inProgressBy.size, `statuses ${statuses.join(',')}`).toBe(2);
     const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect(o.fulfillment_summary.fulfillment_ids).toHaveLength(1);
     expect(o.line_items[0].fulfilled_quantity).toBe(1);

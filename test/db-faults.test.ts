@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_URL, json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { makeProduct, WAREHOUSE, type MadeProduct } from './fixtures.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { waitFor } from './wait.ts';
 
 const APP_NAME = `h10f_svc_${process.pid}`;
 
@@ -73,14 +74,11 @@ async function stopService(s: Service | undefined) {
   await gone;
 }
 
-/** Poll until check() is true; fails after deadlineMs. Resolves with the milliseconds it took. */
+/** waitFor (test/wait.ts) until check() is true; resolves with the milliseconds it took. */
 async function until(what: string, check: () => Promise<boolean> | boolean, deadlineMs: number): Promise<number> {
   const start = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - start;
-    if (Date.now() - start > deadlineMs) throw new Error(`${what}: not within ${deadlineMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(check, { deadlineMs, what, intervalMs: 25 });
+  return Date.now() - start;
 }
 
 const readyz = async (base: string) => {

@@ -15,6 +15,7 @@ import type { Ctx } from '../src/http/context.ts';
 import type { Database } from '../src/db/database.ts';
 import { json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { makeProduct, type MadeProduct } from './fixtures.ts';
+import { waitFor } from './wait.ts';
 
 interface FeedEvent {
   id: string;
@@ -29,16 +30,6 @@ function deferred<T = void>() {
   let resolve!: (v: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
-}
-
-async function until<T>(what: string, deadlineMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 const pct = (xs: number[], p: number) => {
@@ -71,7 +62,7 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
   const lastPosition = async () => {
     const newest = await t.database.db.selectFrom('events').select(['position_xid', 'seq']).where('merchant_id', '=', m.id).where('type', '<>', 'ping').orderBy('position_xid', 'desc').orderBy('seq', 'desc').executeTakeFirstOrThrow();
     const position = encodePosition({ xid: newest.position_xid, seq: newest.seq });
-    await until('the feed to catch up', 30_000, async () => {
+    await waitFor(async () => {
       let after = '';
       for (;;) {
         const page = json(await t.api(key, 'GET', `/events?limit=250${after}`), 200, 'listEvents').data as FeedEvent[];
@@ -79,7 +70,7 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
         if (page.length < 250) return undefined;
         after = `&after=${page[page.length - 1].position}`;
       }
-    });
+    }, { deadlineMs: 30_000, what: 'the feed to catch up', intervalMs: 25 });
     return position;
   };
 
@@ -110,10 +101,10 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
       t1Release.resolve();
     }
     const t1Order = await t1;
-    const seen = await until('both transactions in the feed', 30_000, async () => {
+    const seen = await waitFor(async () => {
       const events = await feedAfter(start);
       return events.length >= 3 ? events : undefined;
-    });
+    }, { deadlineMs: 30_000, what: 'both transactions in the feed', intervalMs: 25 });
     expect(seen.map((e) => [e.type, e.data.object.id])).toEqual([
       ['order.created', t1Order],
       ['inventory.updated', expect.any(String)],
@@ -145,10 +136,10 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
     const xids = await db.selectFrom('events').select(['xid', sql<unknown>`payload->'object'->>'on_hand'`.as('on_hand')]).where('merchant_id', '=', m.id).where(sql<boolean>`payload->'object'->>'id' = ${final.id}`).execute();
     const xidOf = (onHand: number) => BigInt(xids.find((x) => Number(x.on_hand) === onHand)!.xid);
     expect(xidOf(110) < xidOf(10)).toBe(true);
-    const seen = await until('both transactions in the feed', 30_000, async () => {
+    const seen = await waitFor(async () => {
       const events = await feedAfter(start);
       return events.length >= 3 ? events : undefined;
-    });
+    }, { deadlineMs: 30_000, what: 'both transactions in the feed', intervalMs: 25 });
     const onRow = seen.filter((e) => e.data.object.id === final.id).map((e) => e.data.object.on_hand);
     expect(onRow).toEqual([10, 110]);
     expect(json(await t.api(key, 'GET', `/inventory?variant_id=${row.variant_id}&location_id=${row.fulfillment_location_id}`), 200, 'listInventory').data[0]).toEqual(seen.filter((e) => e.data.object.id === final.id).at(-1)!.data.object);

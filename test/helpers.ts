@@ -72,6 +72,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     rateLimitPerMinute: 100_000,
     webhookAllowPrivateUrls: true,
     logLevel: 'silent',
+    // TEST_REDIS_PREFIX: engineers sharing one Redis keep apart (tests that use Redis pass redisUrl).
+    redisKeyPrefix: `${process.env.TEST_REDIS_PREFIX ?? ''}mia-`,
     ...overrides,
   };
 }
@@ -90,6 +92,8 @@ export interface TestApp {
    * `peak >= 2` so a race that never overlapped fails instead of passing by accident.
    */
   inFlight: { readonly now: number; readonly peak: number; reset(): void };
+  /** Throws if any answer since the last check broke the published documents (inject calls check on their own). */
+  assertKeptContract(): void;
   /** A merchant with named locations, created through the operator API. */
   merchant(options?: { locations?: number; name?: string }): Promise<TestMerchant>;
 }
@@ -153,6 +157,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
     op,
     api,
     inFlight,
+    assertKeptContract,
     async close() {
       await app.close();
       await db.close();

@@ -93,7 +93,9 @@ describe('sign-in throttle', () => {
 
   it('parallel guesses cannot slip past the limit between check and count', async () => {
     json(await m.op('POST', '/users', { email: 'parallel@x.test', password: GOOD }), 201, 'createPortalUser');
+    t.inFlight.reset();
     const res = await Promise.all(Array.from({ length: 20 }, () => signIn('parallel@x.test', 'wrong', '10.1.1.1')));
+    expect(t.inFlight.peak, 'the guesses overlapped').toBeGreaterThanOrEqual(2);
     const codes = res.map((r) => r.res.statusCode).sort();
     expect(codes).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
   });

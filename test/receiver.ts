@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { preloadContract, webhookViolations } from './contract.ts';
+import { waitFor } from './wait.ts';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -44,11 +45,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       if (found.length) throw new Error(`A webhook breaks the OpenAPI document:\n${found.join('\n')}`);
     },
     async waitFor(n, timeoutMs = 15_000) {
-      const start = Date.now();
-      while (received.length < n) {
-        if (Date.now() - start > timeoutMs) throw new Error(`receiver got ${received.length} of ${n} requests`);
-        await new Promise((res) => setTimeout(res, 20));
-      }
+      await waitFor(() => received.length >= n, { deadlineMs: timeoutMs, what: `${n} requests at the receiver`, describe: () => `${received.length} received` });
       await r.assertKeptContract();
     },
     async close() {
@@ -82,4 +79,63 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
   r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   return r;
+}
+
+export interface WebhookTap {
+  /** Point the webhook endpoint here: every delivery is checked, then forwarded to the target. */
+  url: string;
+  /** Deliveries that passed through (checked), whether or not the target answered. */
+  readonly seen: number;
+  /** Rejects when a delivery broke the document's `webhooks` entry (also checked by close). */
+  assertKeptContract(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A checking relay in front of a receiver the test does not own (e.g. the warehouse connector): each
+ * delivery's headers and raw body are checked against the document's `webhooks` entry, then sent on
+ * byte for byte to `target`, whose answer is relayed back. When the target is down the connection is
+ * dropped, as the target's would be.
+ */
+export async function startWebhookTap(target: string): Promise<WebhookTap> {
+  await preloadContract();
+  const violations: string[] = [];
+  const checks: Promise<void>[] = [];
+  let seen = 0;
+  const to = new URL(target);
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      seen++;
+      checks.push(webhookViolations(req.headers, raw.toString('utf8')).then((found) => void violations.push(...found)));
+      const headers = { ...req.headers, host: to.host, 'content-length': String(raw.length) };
+      delete headers.connection;
+      const forward = http.request({ hostname: to.hostname, port: to.port, path: to.pathname + to.search, method: req.method, headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => req.socket.destroy());
+      forward.end(raw);
+    });
+  });
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+  const tap: WebhookTap = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tap`,
+    get seen() {
+      return seen;
+    },
+    async assertKeptContract() {
+      await Promise.all(checks.splice(0));
+      const found = violations.splice(0);
+      if (found.length) throw new Error(`A webhook breaks the OpenAPI document:\n${found.join('\n')}`);
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((res) => server.close(() => res()));
+      await tap.assertKeptContract();
+    },
+  };
+  return tap;
 }

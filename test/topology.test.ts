@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, OPERATOR_TOKEN, testDatabase, type TestDatabase } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { waitFor } from './wait.ts';
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 // A key prefix of this run's own, so parallel runs and other suites never share counts.
@@ -205,12 +206,9 @@ describe.runIf(onPostgres())('two API processes and two workers on one PostgreSQ
     );
     expect(expected).toBeGreaterThanOrEqual(16 + 4); // 16 adjustments, 4 orders, and each order's inventory.updated
     await receiver.waitFor(expected, 60_000);
-    for (let i = 0; ; i++) {
-      const { rows } = await sql<{ n: string }>`select count(*) as n from webhook_deliveries where merchant_id = ${merchantId}::uuid and status = 'delivered'`.execute(database.db);
-      if (Number(rows[0].n) === expected) break;
-      if (i > 300) throw new Error(`only ${rows[0].n} of ${expected} deliveries settled`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const settled = async () =>
+      Number((await sql<{ n: string }>`select count(*) as n from webhook_deliveries where merchant_id = ${merchantId}::uuid and status = 'delivered'`.execute(database.db)).rows[0].n);
+    await waitFor(async () => (await settled()) === expected, { deadlineMs: 30_000, what: `all ${expected} deliveries settled as delivered`, intervalMs: 100, describe: settled });
     const ids = receiver.received.map((r) => r.body.id);
     expect(ids).toHaveLength(expected);
     expect(new Set(ids).size).toBe(expected);

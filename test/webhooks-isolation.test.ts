@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../src/events/worker.ts';
 import { json, startTestApp, type TestApp } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { waitFor } from './wait.ts';
 
 const POLL_MS = 200;
 // What a loaded 2-core machine may add to one poll interval (claim, load, post, receive).
@@ -20,14 +21,6 @@ let hanging: http.Server;
 let hangingOpen = 0;
 let hangingMax = 0;
 let hangingSeen = 0;
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 beforeAll(async () => {
   t = await startTestApp({ webhookTimeoutMs: 10_000, workerPollMs: POLL_MS, webhookEndpointConcurrency: PER_ENDPOINT, webhookConcurrency: 50 });
@@ -63,13 +56,13 @@ describe('one slow receiver', () => {
     for (let i = 0; i < 25; i++) json(await t.api(keyA, 'POST', '/products', { title: `A${i}` }), 201, 'createProduct');
 
     worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }));
-    await until(() => hangingOpen === PER_ENDPOINT, `${PER_ENDPOINT} hanging posts to A`);
+    await waitFor(() => hangingOpen === PER_ENDPOINT, { deadlineMs: 10_000, what: `${PER_ENDPOINT} hanging posts to A`, intervalMs: 10 });
 
     const latencies: number[] = [];
     for (let i = 0; i < 5; i++) {
       const committed = Date.now();
       const product = json(await t.api(keyB, 'POST', '/products', { title: `B${i}` }), 201, 'createProduct').data;
-      await until(() => fast.received.some((r) => r.body?.data?.object?.id === product.id), `B${i} delivered`, 15_000);
+      await waitFor(() => fast.received.some((r) => r.body?.data?.object?.id === product.id), { deadlineMs: 15_000, what: `B${i} delivered`, intervalMs: 10 });
       latencies.push(fast.received.find((r) => r.body.data.object.id === product.id)!.at - committed);
     }
     console.info(`merchant B delivery latency with A hanging (ms): ${latencies.join(', ')}`);

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, onPostgres, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { waitFor } from './wait.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -27,6 +28,13 @@ function startWorkerProcess(): ChildProcess {
   });
   children.push(child);
   return child;
+}
+
+/** SIGTERM, then wait for each process to exit (a graceful stop settles what it sent first). */
+async function stopProcesses(processes: ChildProcess[]) {
+  const exited = (c: ChildProcess) => c.exitCode !== null || c.signalCode !== null;
+  for (const c of processes) if (!exited(c)) c.kill('SIGTERM');
+  await waitFor(() => processes.every(exited), { deadlineMs: 15_000, what: 'the worker processes to exit after SIGTERM' });
 }
 
 async function endpointFor(receiver: Receiver) {
@@ -72,18 +80,13 @@ describe.runIf(onPostgres())('worker processes', () => {
       const a = startWorkerProcess();
       const b = startWorkerProcess();
       await receiver.waitFor(1000, 60_000);
-      await new Promise((r) => setTimeout(r, 500)); // anything extra would arrive now
+      await waitFor(async () => (await statusCounts()).delivered === 1000, { deadlineMs: 30_000, what: '1,000 deliveries settled as delivered', intervalMs: 100, describe: statusCounts });
+      // Both workers stopped (a graceful stop finishes what it sent): nothing more can arrive.
+      await stopProcesses([a, b]);
       const ids = receiver.received.map((r) => r.body.id);
       expect(ids).toHaveLength(1000);
       expect(new Set(ids).size).toBe(1000);
       expect(receiver.maxConcurrentPerEvent()).toBe(1);
-      for (;;) {
-        const counts = await statusCounts();
-        if (counts.delivered === 1000) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      a.kill('SIGTERM');
-      b.kill('SIGTERM');
     } finally {
       await receiver.close();
     }
@@ -103,12 +106,7 @@ describe.runIf(onPostgres())('worker processes', () => {
       const before = await statusCounts();
       expect(before.delivered ?? 0).toBeLessThan(100);
       startWorkerProcess();
-      for (let i = 0; ; i++) {
-        const counts = await statusCounts();
-        if (counts.delivered === 100) break;
-        if (i > 600) throw new Error(`not all delivered: ${JSON.stringify(counts)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitFor(async () => (await statusCounts()).delivered === 100, { deadlineMs: 60_000, what: 'all 100 delivered after the restart', intervalMs: 100, describe: statusCounts });
       const unique = new Set(receiver.received.map((r) => r.body.id));
       expect(unique.size).toBe(100);
       expect(receiver.maxConcurrentPerEvent()).toBe(1);

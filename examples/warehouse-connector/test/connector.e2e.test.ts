@@ -1,13 +1,16 @@
 // The warehouse connector end to end against a real server over HTTP (PGlite, port 0, webhook
 // worker running): onboard with the operator API, orders at two locations, a Warehouse key
 // restricted to one, verified webhooks, fulfil, track, adjust; stop the connector, miss events,
-// lose an answer mid-write, restart; nothing missed, nothing doubled.
+// lose an answer mid-write, restart; nothing missed, nothing doubled. All traffic goes through
+// `server.fetch` (every answer checked against the OpenAPI document) and every delivery through a
+// tap that checks it against the document's `webhooks` entry before the connector gets it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client, type Fulfillment, type InventoryRow, type Order } from 'merchant-integration-sdk';
 import { startLiveServer, waitFor, type LiveServer } from '../../../test/live-server.ts';
+import { startWebhookTap, type WebhookTap } from '../../../test/receiver.ts';
 import { startConnector, type Connector, type ConnectorOptions, type ConnectorStats } from '../src/connector.ts';
 import type { ShipRequest, StockMovement, Warehouse } from '../src/warehouse.ts';
 import type { Tracking } from '../src/store.ts';
@@ -29,6 +32,7 @@ class TestWarehouse implements Warehouse {
 }
 
 let server: LiveServer;
+let tap: WebhookTap | undefined;
 let admin: Client;
 let merchantId: string;
 let A: string;
@@ -61,6 +65,7 @@ function connect(port: number, extra: Partial<ConnectorOptions> = {}): Promise<C
     retryDelayMs: 200,
     log: () => {},
     ...extra,
+    client: { fetch: server.fetch, ...extra.client },
   });
 }
 
@@ -77,10 +82,10 @@ async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
 
 /** Fulfillments of the merchant (admin key, every location), once `n` of them are shipped. */
 async function shipped(n: number): Promise<Fulfillment[]> {
-  return waitFor(`${n} shipped fulfillments`, async () => {
+  return waitFor(async () => {
     const list = await all(admin.paginate('listFulfillments', { limit: 250 }));
     return list.length === n && list.every((f) => f.status === 'shipped') ? list : undefined;
-  });
+  }, { deadlineMs: 15_000, what: `${n} shipped fulfillments` });
 }
 
 async function inventory(): Promise<Record<string, [number, number]>> {
@@ -106,7 +111,7 @@ beforeAll(async () => {
   B = (await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name: 'Store B' }, 201)).id;
   const adminKey = (await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'admin', scopes: [...WAREHOUSE_SCOPES, 'products.write'] }, 201)).secret;
   warehouseKey = (await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'warehouse A', scopes: WAREHOUSE_SCOPES, location_ids: [A] }, 201)).secret;
-  admin = createClient({ baseUrl: server.baseUrl, apiKey: adminKey });
+  admin = createClient({ baseUrl: server.baseUrl, apiKey: adminKey, fetch: server.fetch });
   const product = await admin.createProduct({ body: { title: 'Camp set', variants: [{ sku: 'E2E-MUG', price: 8, option1: 'Mug' }, { sku: 'E2E-CAP', price: 15, option1: 'Cap' }] } });
   [mug, cap] = product.data.variants.map((v) => v.id);
   await admin.adjustInventory({
@@ -121,6 +126,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  await tap?.close();
   await server?.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -139,7 +145,9 @@ describe('warehouse connector', () => {
     const connector = await connect(0);
     port = connector.port;
     expect(connector.locationIds).toEqual([A]);
-    await server.operator('PATCH', `/merchants/${merchantId}/webhook-endpoints/${endpoint.id}`, { url: connector.url }, 200);
+    // The connector comes back on the same port after each restart, so one tap serves every run.
+    tap = await startWebhookTap(connector.url);
+    await server.operator('PATCH', `/merchants/${merchantId}/webhook-endpoints/${endpoint.id}`, { url: tap.url }, 200);
     const first = await shipped(3);
     expect(first.map((f) => f.fulfillment_location_id)).toEqual([A, A, A]);
 
@@ -149,7 +157,7 @@ describe('warehouse connector', () => {
     await shipped(4);
     warehouse.movements.push({ id: 'receipt-1', sku: 'E2E-MUG', fulfillment_location_id: A, delta: 10, reason: 'receipt' });
     warehouse.movements.push({ id: 'damage-1', sku: 'E2E-CAP', fulfillment_location_id: A, delta: -2, reason: 'damaged' });
-    await waitFor('movements pushed', () => (connector.stats.adjustments_pushed === 2 ? true : undefined));
+    await waitFor(() => (connector.stats.adjustments_pushed === 2 ? true : undefined), { deadlineMs: 15_000, what: 'movements pushed' });
     expect(await inventory()).toEqual({ 'A E2E-MUG': [50 - 4 + 10, 0], 'A E2E-CAP': [50 - 5 - 2, 0], 'B E2E-MUG': [20, 4], 'B E2E-CAP': [10, 2] });
     expect(connector.stats.events_rejected).toBe(0);
     await stop(connector);
@@ -161,12 +169,12 @@ describe('warehouse connector', () => {
     await placeOrder(A, [[cap, 1]]);
     await placeOrder(B, [[mug, 1]]);
     warehouse.movements.push({ id: 'receipt-2', sku: 'E2E-CAP', fulfillment_location_id: A, delta: 5, reason: 'receipt' });
-    await waitFor('a failed delivery while down', async () => ((await deliveries()).some((d) => d.status === 'pending' && d.attempts >= 1) ? true : undefined));
+    await waitFor(async () => ((await deliveries()).some((d) => d.status === 'pending' && d.attempts >= 1) ? true : undefined), { deadlineMs: 15_000, what: 'a failed delivery while down' });
 
     // Restart whose first fulfillment answer is lost after the server applied it, then "crash".
     let lost = false;
     const lossy: typeof fetch = async (input, init) => {
-      const res = await fetch(input, init);
+      const res = await server.fetch(input, init);
       if (!lost && init?.method === 'POST' && String(input).endsWith('/fulfillments')) {
         lost = true;
         await res.text();
@@ -175,22 +183,22 @@ describe('warehouse connector', () => {
       return res;
     };
     const crashing = await connect(port, { client: { fetch: lossy, retry: { maxAttempts: 1 } }, retryDelayMs: 3_600_000 });
-    await waitFor('the lost answer', () => (crashing.stats.errors >= 1 ? true : undefined));
+    await waitFor(() => (crashing.stats.errors >= 1 ? true : undefined), { deadlineMs: 15_000, what: 'the lost answer' });
     await stop(crashing);
     expect(crashing.stats.fulfillments_created).toBeLessThan(2);
 
     // The real restart.
     const connector = await connect(port);
     const list = await shipped(6);
-    await waitFor('every movement pushed', () => {
+    await waitFor(() => {
       const saved: { movements: Record<string, { state: string }> } = JSON.parse(fs.readFileSync(path.join(dataDir, 'connector-state.json'), 'utf8'));
       const states = Object.values(saved.movements).map((m) => m.state);
       return states.length === 3 && states.every((st) => st === 'pushed') ? true : undefined;
-    });
-    await waitFor('every delivery delivered', async () => {
+    }, { deadlineMs: 15_000, what: 'every movement pushed' });
+    await waitFor(async () => {
       const ds = await deliveries();
       return ds.length > 0 && ds.every((d) => d.status === 'delivered') ? ds : undefined;
-    });
+    }, { deadlineMs: 15_000, what: 'every delivery delivered' });
 
     // Exactly one shipped fulfillment per order at A, with the warehouse's tracking; none at B.
     const aOrders = ordersAt[A];
@@ -231,11 +239,14 @@ describe('warehouse connector', () => {
     const created = (await deliveries()).find((d) => d.event_type === 'order.created');
     if (!created) throw new Error('no order.created delivery');
     await server.operator('POST', `/merchants/${merchantId}/webhook-endpoints/${endpoint.id}/deliveries/${created.id}/resend`, {}, 200);
-    await waitFor('the duplicate', () => (connector.stats.events_duplicate === 1 ? true : undefined));
+    await waitFor(() => (connector.stats.events_duplicate === 1 ? true : undefined), { deadlineMs: 15_000, what: 'the duplicate' });
     await connector.idle();
     expect([connector.stats.events_accepted, connector.stats.fulfillments_created]).toEqual([0, 0]);
     expect(await shipped(6)).toHaveLength(6);
     expect(await inventory()).toEqual(before);
     await stop(connector);
+    // Every delivery the connector was sent went through the tap and matched the document.
+    expect(tap?.seen).toBeGreaterThan(0);
+    await tap?.assertKeptContract();
   });
 });

@@ -1,5 +1,6 @@
 // The SDK (as built to dist/, imported by its package name) against a real server over HTTP:
-// methods per operationId, pagination, typed errors, idempotent retries with one key.
+// methods per operationId, pagination, typed errors, idempotent retries with one key. Every client
+// fetches through `server.fetch`, which fails on any answer that breaks the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, createClient, isApiError, type Client, type Order, type ResponseInfo } from 'merchant-integration-sdk';
 import { startLiveServer, type LiveServer } from '../../../test/live-server.ts';
@@ -13,7 +14,7 @@ let variantIds: string[];
 const ALL_SCOPES = ['orders.read', 'products.read', 'products.write', 'inventory.read', 'inventory.adjust', 'fulfillments.read', 'fulfillments.create', 'fulfillments.tracking.write'];
 
 function sdk(extra: Partial<Parameters<typeof createClient>[0]> = {}): Client {
-  return createClient({ baseUrl: server.baseUrl, apiKey: adminKey, ...extra });
+  return createClient({ baseUrl: server.baseUrl, apiKey: adminKey, fetch: server.fetch, ...extra });
 }
 
 async function placeOrder(locationId: string, quantity: number): Promise<Order> {
@@ -21,7 +22,7 @@ async function placeOrder(locationId: string, quantity: number): Promise<Order> 
 }
 
 /** A fetch that records every request's method, path and Idempotency-Key. */
-function recordingFetch(log: { method: string; path: string; key: string | null }[], inner: typeof fetch = fetch): typeof fetch {
+function recordingFetch(log: { method: string; path: string; key: string | null }[], inner: typeof fetch = server.fetch): typeof fetch {
   return async (input, init) => {
     const url = new URL(String(input));
     const headers = new Headers(init?.headers);
@@ -126,7 +127,7 @@ describe('idempotent writes', () => {
     let dropped = false;
     // The first POST reaches the server and is applied, then its answer is lost.
     const lossy: typeof fetch = async (input, init) => {
-      const res = await fetch(input, init);
+      const res = await server.fetch(input, init);
       if (init?.method === 'POST' && !dropped) {
         dropped = true;
         await res.text();
@@ -161,7 +162,7 @@ describe('idempotent writes', () => {
       problem(429, 'rate_limited', { 'retry-after': new Date(now + 3_000).toUTCString() }),
     ];
     const calls: { method: string; path: string; key: string | null }[] = [];
-    const scripted: typeof fetch = async (input, init) => canned.shift() ?? fetch(input, init);
+    const scripted: typeof fetch = async (input, init) => canned.shift() ?? server.fetch(input, init);
     const sleeps: number[] = [];
     const client = sdk({ fetch: recordingFetch(calls, scripted), sleep: async (ms) => void sleeps.push(ms), now: () => now });
     const rows = await client.adjustInventory({ body: { adjustments: [{ sku: 'TOTE-BLUE', fulfillment_location_id: locations[1], adjustment: 7, reason: 'cycle count' }] } }, { idempotencyKey: 'count-2026-11-22-blue' });
@@ -201,7 +202,7 @@ describe('idempotent writes', () => {
       const m = await limited.operator<{ id: string }>('POST', '/merchants', { name: 'Limited' }, 201);
       const key = (await limited.operator<{ secret: string }>('POST', `/merchants/${m.id}/api-keys`, { label: 'l', scopes: ['orders.read'] }, 201)).secret;
       const sleeps: number[] = [];
-      const client = createClient({ baseUrl: limited.baseUrl, apiKey: key, sleep: async (ms) => void sleeps.push(ms), retry: { maxDelayMs: 500 } });
+      const client = createClient({ baseUrl: limited.baseUrl, apiKey: key, fetch: limited.fetch, sleep: async (ms) => void sleeps.push(ms), retry: { maxDelayMs: 500 } });
       await client.listOrders();
       await client.listOrders();
       const err = await client.listOrders().catch((e: unknown) => e);

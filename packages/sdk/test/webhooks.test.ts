@@ -17,7 +17,7 @@ async function placeOrder(quantity: number): Promise<Order> {
 }
 
 async function delivered(type: string, objectId: string): Promise<Received> {
-  return waitFor(`${type} for ${objectId}`, () => receiver.received.find((r) => r.headers['x-service-webhook-event'] === type && r.body?.data?.object?.id === objectId));
+  return waitFor(() => receiver.received.find((r) => r.headers['x-service-webhook-event'] === type && r.body?.data?.object?.id === objectId), { deadlineMs: 15_000, what: `${type} for ${objectId}` });
 }
 
 const headersOf = (r: Received) => ({
@@ -49,7 +49,7 @@ beforeAll(async () => {
   merchantId = (await server.operator<{ id: string }>('POST', '/merchants', { name: 'Hooks' }, 201)).id;
   locationId = (await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name: 'Only' }, 201)).id;
   const key = (await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'k', scopes: ['products.write', 'inventory.adjust'] }, 201)).secret;
-  const res = await fetch(`${server.baseUrl}/api/integrations/v1/products`, {
+  const res = await server.fetch(`${server.baseUrl}/api/integrations/v1/products`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ title: 'Mug', variants: [{ sku: 'MUG-1', price: 9, inventory_policy: 'continue' }] }),
@@ -72,7 +72,7 @@ describe('verifyWebhook', () => {
     expect(describeEvent(event)).toBe(`order #${order.order_number} open`);
     if (event.type !== 'order.created') throw new Error('narrowing');
     expect(event.data.object).toEqual(order);
-    const inventory = await waitFor('inventory.updated', () => receiver.received.find((x) => x.headers['x-service-webhook-event'] === 'inventory.updated'));
+    const inventory = await waitFor(() => receiver.received.find((x) => x.headers['x-service-webhook-event'] === 'inventory.updated'), { deadlineMs: 15_000, what: 'inventory.updated' });
     expect(describeEvent(await verifyWebhook({ rawBody: Buffer.from(inventory.raw), headers: new Headers(headersOf(inventory)), secret: endpoint.signing_secret }))).toBe(
       'inventory MUG-1 on_hand=0 committed=3',
     );
@@ -109,7 +109,7 @@ describe('verifyWebhook', () => {
 
   it('the test action delivers a ping event', async () => {
     await server.operator('POST', `/merchants/${merchantId}/webhook-endpoints/${endpoint.id}/test`, {}, 200);
-    const r = await waitFor('ping', () => receiver.received.find((x) => x.headers['x-service-webhook-event'] === 'ping'));
+    const r = await waitFor(() => receiver.received.find((x) => x.headers['x-service-webhook-event'] === 'ping'), { deadlineMs: 15_000, what: 'ping' });
     const event = await verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret: endpoint.signing_secret });
     expect(describeEvent(event)).toBe(`ping for ${endpoint.id}`);
   });
