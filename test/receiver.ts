@@ -4,11 +4,30 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { preloadContract, webhookViolations } from './contract.ts';
 import { waitFor } from './wait.ts';
+import type { webhooks } from '../packages/sdk/src/generated/openapi.ts';
+
+/** Any webhook body the document's `webhooks` section describes (one per event type). */
+export type WebhookBody = {
+  [E in keyof webhooks]: webhooks[E]['post'] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+}[keyof webhooks];
+
+/** The id of the resource a webhook carries (undefined for a ping, which carries none). */
+export function objectIdOf(body: WebhookBody): string | undefined {
+  const object = body?.data?.object;
+  return object && 'id' in object ? object.id : undefined;
+}
+
+/** The title of the resource a webhook carries, for resources that have one (products, collections, videos). */
+export function titleOf(body: WebhookBody): string | undefined {
+  const object = body?.data?.object;
+  return object && 'title' in object ? object.title : undefined;
+}
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
   raw: string;
-  body: any;
+  /** The parsed body, as the document describes it (a body that breaks it fails waitFor/close). */
+  body: WebhookBody;
   at: number;
 }
 
@@ -66,7 +85,8 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       try {
         body = JSON.parse(raw);
       } catch {}
-      received.push({ headers: req.headers, raw, body, at: Date.now() });
+      // Typed as the document says; a body that is not (or not JSON) is a violation reported below.
+      received.push({ headers: req.headers, raw, body: body as WebhookBody, at: Date.now() });
       checks.push(webhookViolations(req.headers, raw).then((found) => void violations.push(...found)));
       const answer = r.script.shift() ?? r.fallback;
       if (answer.delayMs) await new Promise((res) => setTimeout(res, answer.delayMs));

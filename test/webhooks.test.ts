@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../src/events/worker.ts';
 import { createTransport } from '../src/events/transport.ts';
 import { json, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
+import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -81,7 +81,7 @@ describe('delivery', () => {
     const mine = await order(m.locations[0], p.variants[0].id);
     await order(m.locations[1], p.variants[0].id);
     await worker.tick();
-    expect(receiver.received.map((r) => [r.body.type, r.body.location_id, r.body.data.object.id])).toEqual([['order.created', m.locations[0], mine.id]]);
+    expect(receiver.received.map((r) => [r.body.type, r.body.location_id, objectIdOf(r.body)])).toEqual([['order.created', m.locations[0], mine.id]]);
     expect(verify(ep.signing_secret, receiver.received[0])).toBe(true);
   });
 

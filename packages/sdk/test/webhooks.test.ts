@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookVerificationError, verifyWebhook, type Order, type WebhookEvent } from 'merchant-integration-sdk';
 import { startLiveServer, waitFor, type LiveServer } from '../../../test/live-server.ts';
-import { startReceiver, type Received, type Receiver } from '../../../test/receiver.ts';
+import { objectIdOf, startReceiver, type Received, type Receiver } from '../../../test/receiver.ts';
 
 let server: LiveServer;
 let receiver: Receiver;
@@ -17,7 +17,7 @@ async function placeOrder(quantity: number): Promise<Order> {
 }
 
 async function delivered(type: string, objectId: string): Promise<Received> {
-  return waitFor(() => receiver.received.find((r) => r.headers['x-service-webhook-event'] === type && r.body?.data?.object?.id === objectId), { deadlineMs: 15_000, what: `${type} for ${objectId}` });
+  return waitFor(() => receiver.received.find((r) => r.headers['x-service-webhook-event'] === type && objectIdOf(r.body) === objectId), { deadlineMs: 15_000, what: `${type} for ${objectId}` });
 }
 
 const headersOf = (r: Received) => ({
