@@ -2,10 +2,8 @@
 // document: its routes declare TypeBox response schemas (src/portal/schemas.ts, the same types the
 // front end imports), and this table names, for each route a test reads, the Static type of that
 // schema. `portalJson(res, 200, 'GET /portal/api/overview')` (test/helpers.ts) checks the route.
-import type { ApiKey, EndpointWithHealth, Location, Meta, NewApiKey, NewEndpoint, Overview, SessionInfo } from '../src/portal/schemas.ts';
-import type { LoggedEvent } from '../src/modules/event-log/service.ts';
-import type { LoggedRequest } from '../src/modules/request-log/schemas.ts';
-import type { Attempt, DeliveryDetail, Endpoint, PortalDelivery } from '../src/modules/webhook-endpoints/schemas.ts';
+import type { ApiKey, DeliveryDetail, Endpoint, EndpointWithHealth, Location, LoggedEvent, LoggedRequest, Meta, NewApiKey, NewEndpoint, Overview, PortalDelivery, SessionInfo } from '../src/portal/schemas.ts';
+import type { Attempt } from '../src/modules/webhook-endpoints/schemas.ts';
 
 type Envelope<T> = { data: T; request_id: string };
 type Page<T> = { data: T[]; request_id: string; next_before: string | null };
