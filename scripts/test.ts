@@ -1,4 +1,4 @@
-// The test command (`npm test`): type-check, check the import layers, lint the OpenAPI document, run the suite.
+// The test command (`npm test`): type-check, lint (oxlint), check the import layers, lint the OpenAPI document, run the suite.
 // TEST_DB=postgres runs the suite on the PostgreSQL server at TEST_DATABASE_URL
 // (default postgres://postgres@127.0.0.1:5432/postgres) instead of embedded PGlite.
 import { execFileSync } from 'node:child_process';
@@ -28,6 +28,7 @@ try {
   step('SDK compile to dist/', process.execPath, ['packages/sdk/scripts/build.ts']);
   step('test helper types (operator API document)', process.execPath, ['test/generate-contract-types.ts']);
   step('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']);
+  step('lint (npm run lint: oxlint, type-aware: floating/misused promises, unused code)', 'npm', ['run', '--silent', 'lint']);
   step('layer check (no backward imports, no cycles beyond scripts/layer-baseline.json)', process.execPath, ['scripts/check-layers.ts']);
   step('warehouse connector: tsc --strict, no any, no casts', process.execPath, ['scripts/check-connector.ts']);
   step('OpenAPI lint (Spectral oas + Redocly recommended, both documents)', process.execPath, ['scripts/lint-openapi.ts']);

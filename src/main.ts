@@ -84,7 +84,8 @@ async function main() {
 
 /** METRICS_PORT: /metrics without a token, for a scraper on the private network (any role). */
 async function serveMetrics(handle: DatabaseHandle, port: number, host: string): Promise<http.Server> {
-  const server = http.createServer(async (req, res) => {
+  // The handler answers its own failure (500) and never rejects.
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Only GET /metrics is served here.\n');
       return;
@@ -96,7 +97,8 @@ async function serveMetrics(handle: DatabaseHandle, port: number, host: string):
       log?.error({ err }, 'metrics scrape failed');
       res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n');
     }
-  });
+  };
+  const server = http.createServer((req, res) => void answer(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(listenError(err, 'METRICS_PORT', port, host)));
     server.listen(port, host, () => resolve());

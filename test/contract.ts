@@ -8,7 +8,6 @@ import type { OpenApiDocument } from '../src/openapi/document.ts';
 import { openApiDocuments } from '../scripts/openapi.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
 interface Contract {

@@ -9,7 +9,6 @@
 // Fixed seed, bounded count and time (FUZZ_RUNS / FUZZ_SECONDS override them).
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteEntry } from '../src/app.ts';

@@ -177,7 +177,12 @@ describe('sign-in throttle', () => {
         expect((await signIn('gamma@x.test', GOOD, '10.1.7.1', a)).res.statusCode).toBe(429);
         expect((await signIn('gamma@x.test', GOOD, '10.1.7.2', b)).res.statusCode).toBe(200);
         const redis = new Redis(url);
-        const keys = await redis.keys(`${prefix}counts:signin:*`).finally(() => redis.quit());
+        let keys: string[];
+        try {
+          keys = await redis.keys(`${prefix}counts:signin:*`);
+        } finally {
+          await redis.quit();
+        }
         expect(keys.filter((k) => k.includes(':pair:'))).toHaveLength(1);
       } finally {
         await a.app.close();

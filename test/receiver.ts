@@ -75,7 +75,9 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
-    req.on('end', async () => {
+    // respond() cannot reject: parsing is guarded and everything else is local.
+    req.on('end', () => void respond());
+    async function respond() {
       const raw = Buffer.concat(chunks).toString('utf8');
       const id = String(req.headers['x-service-webhook-id']);
       const now = (inFlight.get(id) ?? 0) + 1;
@@ -93,7 +95,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
       res.writeHead(answer.status, { 'content-type': 'text/plain', ...(('headers' in answer && answer.headers) || {}) });
       res.end('body' in answer && answer.body !== undefined ? answer.body : `answer ${answer.status}`);
-    });
+    }
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));

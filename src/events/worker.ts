@@ -218,7 +218,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
           if (n > 0) inFlight.set(c.endpoint_id, n);
           else inFlight.delete(c.endpoint_id);
           posts.delete(post);
-          if (autoStart) kick();
+          if (autoStart) void kick(); // fire and forget: kick() logs its own failures and never rejects
         });
       posts.add(post);
     }
@@ -274,10 +274,8 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
 
   function schedule() {
     if (stopped) return;
-    timer = setTimeout(async () => {
-      await kick();
-      schedule();
-    }, config.workerPollMs);
+    // kick() logs its own failures and never rejects, so the next poll is always scheduled.
+    timer = setTimeout(() => void kick().then(schedule), config.workerPollMs);
   }
   if (autoStart) schedule();
 

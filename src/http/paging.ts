@@ -122,7 +122,6 @@ export function finishPage<T extends { updated_at: Date; id: string }>(page: Pag
  * (updated_at, id), one more than the page so finishPage can tell whether another page exists.
  */
 // Any select over any tables: the tail only adds conditions on `table`'s updated_at and id.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnySelect = SelectQueryBuilder<any, any, any>;
 export function keysetPage<QB extends AnySelect>(qb: QB, table: string, page: PageRequest, updatedAfter?: string): QB {
   let q = qb.where(afterPosition(table, page.after));

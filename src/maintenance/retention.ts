@@ -145,10 +145,8 @@ export function startRetention(db: Database, config: Config, log: Logger, option
 
   function schedule(delayMs: number) {
     if (stopped) return;
-    timer = setTimeout(async () => {
-      await runNow();
-      schedule(config.retentionIntervalMs);
-    }, delayMs);
+    // runNow() logs a failing step and never rejects, so the next run is always scheduled.
+    timer = setTimeout(() => void runNow().then(() => schedule(config.retentionIntervalMs)), delayMs);
     timer.unref();
   }
   if (options.autoStart !== false) schedule(0);

@@ -5,7 +5,6 @@
 import { ERROR_DESCRIPTIONS, type ErrorCode } from '../http/errors.ts';
 import { Problem } from '../http/schemas.ts';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 export type OpenApiDocument = Json;
 

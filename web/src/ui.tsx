@@ -101,7 +101,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
     } catch (err) {
       setError(err);
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The caller's deps decide when to load again (as with useEffect), not this closure.
   }, deps);
   useEffect(() => void reload(), [reload]);
   return { data, error, reload, setData };
