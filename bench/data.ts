@@ -137,7 +137,12 @@ export async function ensureTier(t: Tier, rebuild: boolean, log: (s: string) => 
     if (exists && !rebuild) {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
-      const ok = await builtCounts(client, t).finally(() => client.end());
+      let ok: boolean;
+      try {
+        ok = await builtCounts(client, t);
+      } finally {
+        await client.end();
+      }
       if (ok) {
         log(`data: ${name} reused (${t.orders.toLocaleString('en')} orders)`);
         return url;

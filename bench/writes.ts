@@ -3,7 +3,7 @@
 // a separate service process by bench/count-statements.ts, not during the timed runs).
 import pg from 'pg';
 import { API_KEY, LOCATIONS, MERCHANT_ID, TIERS, scratchCopy } from './data.ts';
-import { OPERATOR_TOKEN, PORTS, callJson, fmt, loadAverage, log, median, ms, percentile, startService, table } from './common.ts';
+import { OPERATOR_TOKEN, PORTS, fmt, loadAverage, log, median, ms, percentile, startService, table } from './common.ts';
 
 const API = '/api/integrations/v1';
 const WRITE_SECONDS = Number(process.env.BENCH_WRITE_SECONDS ?? 15);
