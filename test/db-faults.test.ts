@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_URL, json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { makeProduct, WAREHOUSE, type MadeProduct } from './fixtures.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
+import { startReceiver } from './receiver.ts';
 import { waitFor } from './wait.ts';
 
 const APP_NAME = `h10f_svc_${process.pid}`;

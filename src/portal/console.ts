@@ -1,6 +1,5 @@
 // The portal's integration console: the API request log, the events page and the overview.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { invalidFields } from '../http/errors.ts';
 import { Uuid } from '../http/schemas.ts';

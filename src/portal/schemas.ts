@@ -2,11 +2,10 @@
 // serialises exactly these shapes, and the front end (web/) imports the Static types from here
 // (type-only): one definition for both sides.
 import { Type, type Static, type TSchema } from 'typebox';
-import { Nullable, Timestamp, Uuid } from '../http/schemas.ts';
+import { Nullable, Uuid } from '../http/schemas.ts';
 import { ApiKey } from '../modules/api-keys/schemas.ts';
-import { LoggedEvent } from '../modules/event-log/schemas.ts';
-import { LoggedRequest, RequestStats } from '../modules/request-log/schemas.ts';
-import { DeliveryDetail, Endpoint, EndpointHealth, PortalDelivery } from '../modules/webhook-endpoints/schemas.ts';
+import { RequestStats } from '../modules/request-log/schemas.ts';
+import { Endpoint, EndpointHealth, PortalDelivery } from '../modules/webhook-endpoints/schemas.ts';
 
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ data, request_id: Uuid() });
 export const Page = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), request_id: Uuid(), next_before: Nullable(Type.String()) });
