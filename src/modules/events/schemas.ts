@@ -6,9 +6,8 @@ import { POSITION_PATTERN } from '../../events/envelope.ts';
 import { EVENT_TYPES, type EventType } from '../../events/outbox.ts';
 import { Enum, Timestamp, Uuid, component } from '../../http/schemas.ts';
 import { Collection, Product, SocialVideo } from '../catalog/schemas.ts';
-import { FulfillmentSchema } from '../fulfillments/routes.ts';
-import { InventoryRowSchema } from '../inventory/routes.ts';
-import { OrderSchema } from '../orders/routes.ts';
+import { FulfillmentSchema, OrderSchema } from '../order-records/schemas.ts';
+import { InventoryRowSchema } from '../inventory/schemas.ts';
 
 const Ping = component(
   'PingObject',

@@ -1,41 +1,36 @@
 // Fulfillments: written back by the warehouse against open orders; tracking makes them shipped.
 import { inTransaction } from '../../db/database.ts';
-import { emitEvent } from '../../events/outbox.ts';
 import { canSeeLocation } from '../../db/scope.ts';
+import { emitEvent } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalid, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
-import { finishPage, type PageRequest } from '../../http/paging.ts';
+import type { PageRequest } from '../../http/paging.ts';
 import { existingVariants, inStableOrder, moveStock } from '../inventory/queries.ts';
 import { emitInventoryUpdated } from '../inventory/service.ts';
-import { addFulfilledQuantity, loadOrders, lockOrder, orderLines, orderStatus, updateOrderState } from '../orders/queries.ts';
-import { fulfillmentStatusOf } from '../orders/service.ts';
-import { insertFulfillment, loadFulfillments, lockFulfillment, selectFulfillmentPage, setTracking, type Fulfillment, type FulfillmentFilters } from './queries.ts';
-
-export interface FulfillmentInput {
-  merchant_order_id: string;
-  items: { merchant_order_item_id: string; quantity: number }[];
-  carrier_name?: string;
-  service_level?: string;
-}
+import { fulfillmentStatusOf } from '../order-records/present.ts';
+import { addFulfilledQuantity, loadFulfillments, loadOrders, lockOrder, orderLines, orderStatus, updateOrderState } from '../order-records/queries.ts';
+import type { Fulfillment } from '../order-records/schemas.ts';
+import { insertFulfillment, lockFulfillment, selectFulfillmentPage, setTracking } from './queries.ts';
+import type { FulfillmentCreate, FulfillmentFilters, TrackingInput } from './schemas.ts';
 
 /**
  * Create a fulfillment: the order row is locked first, so two requests racing for the last
  * fulfillable unit are serialized and the second sees what the first took.
  */
-export async function createFulfillment(ctx: Ctx, input: FulfillmentInput): Promise<Fulfillment> {
+export async function createFulfillment(ctx: Ctx, input: FulfillmentCreate): Promise<Fulfillment> {
   return inTransaction(ctx.db, async (trx) => {
     // The status as the request found it, before waiting for the lock: a request that arrived
     // while the order was open and lost the race for its last units is told about the quantity
     // (422), not about the state the winner left behind.
-    const arrivedOpen = (await orderStatus(trx, ctx.merchantId, input.merchant_order_id)) === 'open';
-    const order = await lockOrder(trx, ctx.merchantId, input.merchant_order_id);
+    const arrivedOpen = (await orderStatus(trx, ctx, input.merchant_order_id)) === 'open';
+    const order = await lockOrder(trx, ctx, input.merchant_order_id);
     if (!order || !canSeeLocation(ctx, order.fulfillment_location_id)) {
       throw invalid('/merchant_order_id', 'is not an order of this merchant', 'unknown_id');
     }
     const lostRace = arrivedOpen && order.status === 'closed';
     if (order.status !== 'open' && !lostRace) throw new AppError('invalid_state', `The order is ${order.status}; only an open order can be fulfilled.`);
 
-    const lines = await orderLines(trx, ctx.merchantId, order.id);
+    const lines = await orderLines(trx, ctx, order.id);
     const lineById = new Map(lines.map((l) => [l.id, l]));
 
     // Several entries for one line item count together.
@@ -60,8 +55,7 @@ export async function createFulfillment(ctx: Ctx, input: FulfillmentInput): Prom
     if (lostRace) throw new AppError('invalid_state', 'The order is closed; only an open order can be fulfilled.');
 
     const merged = [...wanted.entries()];
-    const fulfillmentId = await insertFulfillment(trx, {
-      merchantId: ctx.merchantId,
+    const fulfillmentId = await insertFulfillment(trx, ctx, {
       orderId: order.id,
       locationId: order.fulfillment_location_id,
       carrierName: input.carrier_name ?? null,
@@ -69,12 +63,12 @@ export async function createFulfillment(ctx: Ctx, input: FulfillmentInput): Prom
       items: merged,
     });
     for (const [lineId, quantity] of merged) {
-      await addFulfilledQuantity(trx, ctx.merchantId, lineId, quantity);
+      await addFulfilledQuantity(trx, ctx, lineId, quantity);
       lineById.get(lineId)!.fulfilled_quantity += quantity;
     }
 
     // Stock leaves the building: out of on_hand and out of committed, per variant.
-    const live = await existingVariants(trx, ctx.merchantId, merged.flatMap(([lineId]) => lineById.get(lineId)!.variant_id ?? []));
+    const live = await existingVariants(trx, ctx, merged.flatMap(([lineId]) => lineById.get(lineId)!.variant_id ?? []));
     const perVariant = new Map<string, number>();
     for (const [lineId, quantity] of merged) {
       const v = lineById.get(lineId)!.variant_id;
@@ -83,7 +77,7 @@ export async function createFulfillment(ctx: Ctx, input: FulfillmentInput): Prom
     const rowIds: string[] = [];
     const moves = [...perVariant.entries()].map(([variantId, q]) => ({ variantId, locationId: order.fulfillment_location_id, q }));
     for (const m of inStableOrder(moves)) {
-      const level = await moveStock(trx, ctx.merchantId, {
+      const level = await moveStock(trx, ctx, {
         variantId: m.variantId,
         locationId: m.locationId,
         onHandDelta: -m.q,
@@ -96,45 +90,38 @@ export async function createFulfillment(ctx: Ctx, input: FulfillmentInput): Prom
     }
 
     const status = fulfillmentStatusOf(lines);
-    await updateOrderState(trx, ctx.merchantId, order.id, { fulfillment_status: status, ...(status === 'fulfilled' ? { status: 'closed' as const } : {}) });
+    await updateOrderState(trx, ctx, order.id, { fulfillment_status: status, ...(status === 'fulfilled' ? { status: 'closed' as const } : {}) });
 
-    const [created] = await loadFulfillments(trx, ctx.merchantId, [fulfillmentId]);
-    const [updatedOrder] = await loadOrders(trx, ctx.merchantId, [order.id]);
+    const [created] = await loadFulfillments(trx, ctx, [fulfillmentId]);
+    const [updatedOrder] = await loadOrders(trx, ctx, [order.id]);
     await emitEvent(trx, { merchantId: ctx.merchantId, type: 'fulfillment.created', locationId: created.fulfillment_location_id, object: created });
     await emitEvent(trx, { merchantId: ctx.merchantId, type: 'order.updated', locationId: updatedOrder.fulfillment_location_id, object: updatedOrder });
-    await emitInventoryUpdated(trx, ctx.merchantId, rowIds);
+    await emitInventoryUpdated(trx, ctx, rowIds);
     return created;
   });
-}
-
-export interface TrackingInput {
-  tracking_number: string;
-  tracking_url?: string;
-  carrier_name?: string;
-  service_level?: string;
 }
 
 /** Attach or replace tracking; the fulfillment becomes shipped. */
 export async function attachTracking(ctx: Ctx, fulfillmentId: string, input: TrackingInput): Promise<Fulfillment> {
   return inTransaction(ctx.db, async (trx) => {
-    const row = await lockFulfillment(trx, ctx.merchantId, fulfillmentId);
+    const row = await lockFulfillment(trx, ctx, fulfillmentId);
     if (!row || !canSeeLocation(ctx, row.fulfillment_location_id)) throw notFound('fulfillment');
     if (row.status === 'cancelled') throw new AppError('invalid_state', 'The fulfillment is cancelled; tracking cannot be attached.');
-    await setTracking(trx, ctx.merchantId, row.id, input);
-    const [updated] = await loadFulfillments(trx, ctx.merchantId, [row.id]);
+    await setTracking(trx, ctx, row.id, input);
+    const [updated] = await loadFulfillments(trx, ctx, [row.id]);
     await emitEvent(trx, { merchantId: ctx.merchantId, type: 'fulfillment.updated', locationId: updated.fulfillment_location_id, object: updated });
     return updated;
   });
 }
 
 export async function listFulfillments(ctx: Ctx, page: PageRequest, filters: FulfillmentFilters) {
-  const rows = await selectFulfillmentPage(ctx.db, ctx.merchantId, ctx.locationIds, page, filters);
-  const { items, meta } = finishPage(page, rows);
-  return { items: await loadFulfillments(ctx.db, ctx.merchantId, items.map((r) => r.id)), meta };
+  const { items, meta } = await selectFulfillmentPage(ctx.db, ctx, page, filters);
+  return { items: await loadFulfillments(ctx.db, ctx, items.map((r) => r.id)), meta };
 }
 
+/** One fulfillment; another merchant's, or one at a location hidden from the key, is not found. */
 export async function getFulfillment(ctx: Ctx, id: string): Promise<Fulfillment> {
-  const [f] = await loadFulfillments(ctx.db, ctx.merchantId, [id]);
+  const [f] = await loadFulfillments(ctx.db, ctx, [id]);
   if (!f || !canSeeLocation(ctx, f.fulfillment_location_id)) throw notFound('fulfillment');
   return f;
 }

@@ -102,6 +102,19 @@ describe('POST /inventory/adjustments', () => {
     expect(json(await adjust(key, many), 422, 'adjustInventory').errors?.[0].path).toBe('/adjustments');
   });
 
+  it('the document publishes "variant_id or sku" as JSON Schema; the service still answers it with its own field error', async () => {
+    const doc = json(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
+    const body = doc.paths['/api/integrations/v1/inventory/adjustments'].post.requestBody.content['application/json'].schema;
+    const row = body.properties.adjustments.items;
+    expect(row.allOf).toEqual([{ anyOf: [{ required: ['variant_id'] }, { required: ['sku'] }] }]);
+    const res = json(await adjust(key, [{ fulfillment_location_id: m.locations[0], adjustment: 1 }, { fulfillment_location_id: m.locations[0], adjustment: 0 }]), 422);
+    expect(res.errors).toEqual([
+      { path: '/adjustments/0/variant_id', message: 'variant_id or sku is required', code: 'required' },
+      { path: '/adjustments/1/variant_id', message: 'variant_id or sku is required', code: 'required' },
+      { path: '/adjustments/1/adjustment', message: 'must not be 0', code: 'out_of_range' },
+    ]);
+  });
+
   it('a location outside a restricted key refuses the whole batch with 403; an unknown location is still 422', async () => {
     const restricted = await m.key(WAREHOUSE, [m.locations[0]]);
     const res = json(await adjust(restricted, [

@@ -1,9 +1,12 @@
 // Inventory rows (one per variant and location) and the ledger of every movement. Stock only ever
 // changes through moveStock: one atomic upsert (`on_hand = on_hand + delta`) plus its ledger row.
+// Every statement carries the merchant filter.
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { afterPosition, type PageRequest } from '../../http/paging.ts';
+import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
+import { readPage, type PageRequest } from '../../http/paging.ts';
 import { iso } from '../../http/serialize.ts';
+import type { InventoryFilters, InventoryRow } from './schemas.ts';
 
 export type StockCause = 'order' | 'fulfillment' | 'cancellation' | 'adjustment';
 
@@ -25,23 +28,26 @@ export interface LevelState {
 }
 
 /** Apply one movement (creating the row the first time the pair is touched) and ledger it. */
-export async function moveStock(trx: Database, merchantId: string, m: StockMove): Promise<LevelState> {
+export async function moveStock(trx: Database, scope: Scope, m: StockMove): Promise<LevelState> {
   const row = await trx
     .insertInto('inventory_levels')
-    .values({ merchant_id: merchantId, variant_id: m.variantId, location_id: m.locationId, on_hand: m.onHandDelta, committed: m.committedDelta })
+    .values({ merchant_id: scope.merchantId, variant_id: m.variantId, location_id: m.locationId, on_hand: m.onHandDelta, committed: m.committedDelta })
     .onConflict((oc) =>
-      oc.columns(['variant_id', 'location_id']).doUpdateSet({
-        on_hand: sql`inventory_levels.on_hand + excluded.on_hand`,
-        committed: sql`inventory_levels.committed + excluded.committed`,
-        updated_at: sql`clock_timestamp()`,
-      }),
+      oc
+        .columns(['variant_id', 'location_id'])
+        .doUpdateSet({
+          on_hand: sql`inventory_levels.on_hand + excluded.on_hand`,
+          committed: sql`inventory_levels.committed + excluded.committed`,
+          updated_at: sql`clock_timestamp()`,
+        })
+        .where(ofMerchant('inventory_levels', scope)),
     )
     .returning(['id', 'on_hand', 'committed'])
     .executeTakeFirstOrThrow();
   await trx
     .insertInto('inventory_ledger')
     .values({
-      merchant_id: merchantId,
+      merchant_id: scope.merchantId,
       variant_id: m.variantId,
       location_id: m.locationId,
       on_hand_delta: m.onHandDelta,
@@ -65,9 +71,9 @@ export function inStableOrder<T extends { variantId: string; locationId: string 
 }
 
 /** Variants of the merchant that still exist, among these ids (removed ones move no stock). */
-export async function existingVariants(db: Database, merchantId: string, ids: string[]): Promise<Set<string>> {
+export async function existingVariants(db: Database, scope: Scope, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('variants').select('id').where('merchant_id', '=', merchantId).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db.selectFrom('variants').select('id').where(ofMerchant('variants', scope)).where('id', 'in', [...new Set(ids)]).execute();
   return new Set(rows.map((r) => r.id));
 }
 
@@ -93,7 +99,7 @@ interface InventoryRowData {
   updated_at: Date;
 }
 
-export const presentInventoryRow = (r: InventoryRowData) => ({
+export const presentInventoryRow = (r: InventoryRowData): InventoryRow => ({
   id: r.id,
   variant_id: r.variant_id,
   product_id: r.product_id,
@@ -104,77 +110,43 @@ export const presentInventoryRow = (r: InventoryRowData) => ({
   available: r.on_hand - r.committed,
   updated_at: iso(r.updated_at),
 });
-export type InventoryRow = ReturnType<typeof presentInventoryRow>;
 
-const levels = (db: Database, merchantId: string) =>
-  db
-    .selectFrom('inventory_levels')
-    .innerJoin('variants', 'variants.id', 'inventory_levels.variant_id')
-    .select(rowColumns)
-    .where('inventory_levels.merchant_id', '=', merchantId);
+const levels = (db: Database, scope: Scope) =>
+  db.selectFrom('inventory_levels').innerJoin('variants', 'variants.id', 'inventory_levels.variant_id').select(rowColumns).where(ofMerchant('inventory_levels', scope));
 
 /** Inventory rows as the API shows them, in the order of `ids` (unknown ids are left out). One query. */
-export async function loadInventoryRows(db: Database, merchantId: string, ids: string[]): Promise<InventoryRow[]> {
+export async function loadInventoryRows(db: Database, scope: Scope, ids: string[]): Promise<InventoryRow[]> {
   if (ids.length === 0) return [];
-  const rows = await levels(db, merchantId).where('inventory_levels.id', 'in', [...new Set(ids)]).execute();
+  const rows = await levels(db, scope).where('inventory_levels.id', 'in', [...new Set(ids)]).execute();
   const byId = new Map(rows.map((r) => [r.id, presentInventoryRow(r)]));
-  return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-export interface InventoryFilters {
-  variant_id?: string;
-  sku?: string;
-  location_id?: string;
-  updated_after?: string;
-}
-
-export async function selectInventoryPage(db: Database, merchantId: string, locationIds: string[] | null, page: PageRequest, f: InventoryFilters) {
-  let q = levels(db, merchantId).where(afterPosition('inventory_levels', page.after));
-  if (locationIds) q = q.where('inventory_levels.location_id', 'in', locationIds.length ? locationIds : [NO_ID]);
+/** One page of inventory rows as the API shows them, limited to the caller's locations. */
+export async function selectInventoryPage(db: Database, scope: Scope, page: PageRequest, f: InventoryFilters) {
+  let q = levels(db, scope).where(atVisibleLocation('inventory_levels.location_id', scope));
   if (f.variant_id) q = q.where('inventory_levels.variant_id', '=', f.variant_id);
   if (f.sku !== undefined) q = q.where('variants.sku', '=', f.sku);
   if (f.location_id) q = q.where('inventory_levels.location_id', '=', f.location_id);
-  if (f.updated_after) q = q.where('inventory_levels.updated_at', '>', new Date(f.updated_after));
-  return q.orderBy('inventory_levels.updated_at').orderBy('inventory_levels.id').limit(page.limit + 1).execute();
-}
-
-export const NO_ID = '00000000-0000-0000-0000-000000000000';
-
-/**
- * The `inventory[]` of variants inside product payloads, limited to the caller's locations
- * (null = all). One query for any number of variants; for the product presenter.
- */
-export async function inventoryByVariant(db: Database, merchantId: string, variantIds: string[], locationIds: string[] | null) {
-  const out = new Map<string, { fulfillment_location_id: string; on_hand: number; committed: number; available: number }[]>();
-  if (variantIds.length === 0) return out;
-  let q = db
-    .selectFrom('inventory_levels')
-    .select(['variant_id', 'location_id', 'on_hand', 'committed'])
-    .where('merchant_id', '=', merchantId)
-    .where('variant_id', 'in', [...new Set(variantIds)]);
-  if (locationIds) q = q.where('location_id', 'in', locationIds.length ? locationIds : [NO_ID]);
-  const rows = await q.orderBy('variant_id').orderBy('created_at').orderBy('id').execute();
-  for (const r of rows) {
-    const list = out.get(r.variant_id) ?? [];
-    list.push({ fulfillment_location_id: r.location_id, on_hand: r.on_hand, committed: r.committed, available: r.on_hand - r.committed });
-    out.set(r.variant_id, list);
-  }
-  return out;
+  const { items, meta } = await readPage(q, 'inventory_levels', page, f.updated_after);
+  return { items: items.map(presentInventoryRow), meta };
 }
 
 /** The merchant's locations among these ids. */
-export async function knownLocations(db: Database, merchantId: string, ids: string[]): Promise<Set<string>> {
+export async function knownLocations(db: Database, scope: Scope, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('locations').select('id').where('merchant_id', '=', merchantId).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db.selectFrom('locations').select('id').where(ofMerchant('locations', scope)).where('id', 'in', [...new Set(ids)]).execute();
   return new Set(rows.map((r) => r.id));
 }
 
 /** The merchant's variants among these ids, with their SKU. */
-export function variantsByIds(db: Database, merchantId: string, ids: string[]) {
-  return db.selectFrom('variants').select(['id', 'sku']).where('merchant_id', '=', merchantId).where('id', 'in', ids.length ? ids : [NO_ID]).execute();
+export async function variantsByIds(db: Database, scope: Scope, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('variants').select(['id', 'sku']).where(ofMerchant('variants', scope)).where('id', 'in', ids).execute();
 }
 
 /** The merchant's variants carrying these SKUs (native and connected: a SKU may be ambiguous). */
-export function variantsBySkus(db: Database, merchantId: string, skus: string[]) {
-  return db.selectFrom('variants').select(['id', 'sku']).where('merchant_id', '=', merchantId).where('sku', 'in', skus.length ? skus : ['']).execute();
+export async function variantsBySkus(db: Database, scope: Scope, skus: string[]) {
+  if (skus.length === 0) return [];
+  return db.selectFrom('variants').select(['id', 'sku']).where(ofMerchant('variants', scope)).where('sku', 'in', skus).execute();
 }

@@ -1,22 +1,12 @@
 // Inventory: list rows, apply adjustment batches (all or nothing), and announce changed rows.
 import { inTransaction, type Database } from '../../db/database.ts';
+import { canSeeLocation, type Scope } from '../../db/scope.ts';
 import { emitEvent } from '../../events/outbox.ts';
-import { canSeeLocation } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalid, invalidFields, type FieldError } from '../../http/errors.ts';
-import { finishPage, type PageRequest } from '../../http/paging.ts';
-import {
-  knownLocations,
-  loadInventoryRows,
-  inStableOrder,
-  moveStock,
-  presentInventoryRow,
-  selectInventoryPage,
-  type InventoryFilters,
-  type InventoryRow,
-  variantsByIds,
-  variantsBySkus,
-} from './queries.ts';
+import type { PageRequest } from '../../http/paging.ts';
+import { inStableOrder, knownLocations, loadInventoryRows, moveStock, selectInventoryPage, variantsByIds, variantsBySkus } from './queries.ts';
+import type { Adjustment, InventoryFilters, InventoryRow } from './schemas.ts';
 
 const locationForbidden = (path: string) =>
   new AppError('location_forbidden', `${path.slice(1)}: this API key is restricted to other fulfillment locations.`, [
@@ -25,45 +15,35 @@ const locationForbidden = (path: string) =>
 
 export async function listInventory(ctx: Ctx, page: PageRequest, filters: InventoryFilters) {
   if (filters.location_id) {
-    if (!(await knownLocations(ctx.db, ctx.merchantId, [filters.location_id])).has(filters.location_id)) {
+    if (!(await knownLocations(ctx.db, ctx, [filters.location_id])).has(filters.location_id)) {
       throw invalid('/location_id', 'is not a location of this merchant', 'unknown_id');
     }
     if (!canSeeLocation(ctx, filters.location_id)) throw locationForbidden('/location_id');
   }
-  const rows = await selectInventoryPage(ctx.db, ctx.merchantId, ctx.locationIds, page, filters);
-  const { items, meta } = finishPage(page, rows);
-  return { items: items.map(presentInventoryRow), meta };
+  return selectInventoryPage(ctx.db, ctx, page, filters);
 }
 
 /** inventory.updated once per changed row, with the row as GET /inventory shows it. */
-export async function emitInventoryUpdated(trx: Database, merchantId: string, rowIds: string[]): Promise<InventoryRow[]> {
-  const rows = await loadInventoryRows(trx, merchantId, [...new Set(rowIds)]);
+export async function emitInventoryUpdated(trx: Database, scope: Scope, rowIds: string[]): Promise<InventoryRow[]> {
+  const rows = await loadInventoryRows(trx, scope, [...new Set(rowIds)]);
   for (const row of rows) {
-    await emitEvent(trx, { merchantId, type: 'inventory.updated', locationId: row.fulfillment_location_id, object: row });
+    await emitEvent(trx, { merchantId: scope.merchantId, type: 'inventory.updated', locationId: row.fulfillment_location_id, object: row });
   }
   return rows;
-}
-
-export interface AdjustmentInput {
-  variant_id?: string;
-  sku?: string;
-  fulfillment_location_id: string;
-  adjustment: number;
-  reason?: string;
 }
 
 /**
  * Apply a batch of on_hand deltas atomically: every row resolves (variant by id or by SKU, the
  * merchant's location, the key's locations) and no row leaves on_hand negative, or nothing applies.
  */
-export async function adjustInventory(ctx: Ctx, adjustments: AdjustmentInput[]): Promise<InventoryRow[]> {
+export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Promise<InventoryRow[]> {
   return inTransaction(ctx.db, async (trx) => {
     const errors: FieldError[] = [];
     const at = (i: number, field: string) => `/adjustments/${i}/${field}`;
 
     // Locations first: one outside the key's locations refuses the whole batch (403), while a
     // location that is not the merchant's at all is simply unknown (422).
-    const locations = await knownLocations(trx, ctx.merchantId, adjustments.map((a) => a.fulfillment_location_id));
+    const locations = await knownLocations(trx, ctx, adjustments.map((a) => a.fulfillment_location_id));
     const forbidden = adjustments.findIndex((a) => locations.has(a.fulfillment_location_id) && !canSeeLocation(ctx, a.fulfillment_location_id));
     if (forbidden >= 0) throw locationForbidden(at(forbidden, 'fulfillment_location_id'));
 
@@ -71,8 +51,8 @@ export async function adjustInventory(ctx: Ctx, adjustments: AdjustmentInput[]):
     const skus = [...new Set(adjustments.flatMap((a) => (!a.variant_id && a.sku !== undefined ? [a.sku] : [])))];
     const byId = new Map<string, string | null>();
     const bySku = new Map<string, string[]>();
-    if (ids.length) for (const r of await variantsByIds(trx, ctx.merchantId, ids)) byId.set(r.id, r.sku);
-    if (skus.length) for (const r of await variantsBySkus(trx, ctx.merchantId, skus)) bySku.set(r.sku!, [...(bySku.get(r.sku!) ?? []), r.id]);
+    for (const r of await variantsByIds(trx, ctx, ids)) byId.set(r.id, r.sku);
+    for (const r of await variantsBySkus(trx, ctx, skus)) bySku.set(r.sku!, [...(bySku.get(r.sku!) ?? []), r.id]);
 
     const resolved: { index: number; variantId: string; locationId: string; delta: number; reason: string | null }[] = [];
     adjustments.forEach((a, i) => {
@@ -87,6 +67,7 @@ export async function adjustInventory(ctx: Ctx, adjustments: AdjustmentInput[]):
         else if (found.length > 1) errors.push({ path: at(i, 'sku'), message: `matches ${found.length} variants; send variant_id`, code: 'ambiguous_sku' });
         else variantId = found[0];
       } else {
+        // The schema's anyOf (variant_id or sku), checked here: see AdjustmentRow.
         errors.push({ path: at(i, 'variant_id'), message: 'variant_id or sku is required', code: 'required' });
       }
       if (!locations.has(a.fulfillment_location_id)) {
@@ -101,7 +82,7 @@ export async function adjustInventory(ctx: Ctx, adjustments: AdjustmentInput[]):
 
     const rowIdOf = new Map<number, string>();
     for (const r of inStableOrder(resolved)) {
-      const level = await moveStock(trx, ctx.merchantId, {
+      const level = await moveStock(trx, ctx, {
         variantId: r.variantId,
         locationId: r.locationId,
         onHandDelta: r.delta,
@@ -118,7 +99,7 @@ export async function adjustInventory(ctx: Ctx, adjustments: AdjustmentInput[]):
     }
     if (errors.length) throw invalidFields(errors.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })));
 
-    const rows = await emitInventoryUpdated(trx, ctx.merchantId, [...rowIdOf.values()]);
+    const rows = await emitInventoryUpdated(trx, ctx, [...rowIdOf.values()]);
     const byRow = new Map(rows.map((r) => [r.id, r]));
     return adjustments.map((_, i) => byRow.get(rowIdOf.get(i)!)!);
   });

@@ -1,50 +1,32 @@
 // Orders: storefront intake (numbering, snapshots, committing stock), cancellation, and reads.
 import { inTransaction } from '../../db/database.ts';
-import { emitEvent } from '../../events/outbox.ts';
 import { canSeeLocation } from '../../db/scope.ts';
+import { emitEvent } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
-import { existingVariants, knownLocations, inStableOrder, moveStock } from '../inventory/queries.ts';
+import { existingVariants, inStableOrder, knownLocations, moveStock } from '../inventory/queries.ts';
 import { emitInventoryUpdated } from '../inventory/service.ts';
-import { cancelFulfillments, loadFulfillments, pendingFulfillments } from '../fulfillments/queries.ts';
+import { fulfillmentStatusOf, group } from '../order-records/present.ts';
 import {
   addFulfilledQuantity,
-  ADDRESS_FIELDS,
-  CUSTOMER_FIELDS,
-  group,
-  insertOrder,
-  intakeVariants,
+  cancelFulfillments,
+  loadFulfillments,
   loadOrders,
   lockOrder,
   orderLines,
-  selectOrderPage,
-  takeOrderNumber,
+  pendingFulfillments,
   updateOrderState,
-  type Order,
-  type OrderFilters,
-} from './queries.ts';
-
-type Fields<K extends readonly string[]> = Partial<Record<K[number], string | null>>;
-
-export interface OrderInput {
-  fulfillment_location_id: string;
-  customer?: Fields<typeof CUSTOMER_FIELDS>;
-  shipping_address?: Fields<typeof ADDRESS_FIELDS>;
-  line_items: { variant_id: string; quantity: number; price?: number }[];
-}
+} from '../order-records/queries.ts';
+import type { Order } from '../order-records/schemas.ts';
+import { insertOrder, intakeVariants, selectOrderPage, takeOrderNumber } from './queries.ts';
+import type { OrderFilters, OrderIntake } from './schemas.ts';
 
 // numeric(12,2): the largest order total we can keep exactly.
 const MAX_TOTAL_CENTS = 999_999_999_999;
 const toCents = (v: string | number) => Math.round(Number(v) * 100);
 const centsToString = (c: number) => `${Math.trunc(c / 100)}.${String(c % 100).padStart(2, '0')}`;
 const hasTwoDecimals = (p: number) => Math.abs(p * 100 - Math.round(p * 100)) < 1e-6;
-
-export function fulfillmentStatusOf(lines: { quantity: number; fulfilled_quantity: number }[]) {
-  const done = lines.reduce((s, l) => s + l.fulfilled_quantity, 0);
-  const total = lines.reduce((s, l) => s + l.quantity, 0);
-  return done === 0 ? ('unfulfilled' as const) : done >= total ? ('fulfilled' as const) : ('partially_fulfilled' as const);
-}
 
 function variantTitle(v: { option1: string | null; option2: string | null; option3: string | null }): string | null {
   const title = [v.option1, v.option2, v.option3].filter((o): o is string => o !== null && o !== '').join(' / ');
@@ -55,15 +37,15 @@ function variantTitle(v: { option1: string | null; option2: string | null; optio
  * Storefront intake (operator API): validates the location and variants, snapshots each line,
  * numbers the order per merchant and commits its quantities at the order's location.
  */
-export async function createOrder(ctx: Ctx, input: OrderInput): Promise<Order> {
+export async function createOrder(ctx: Ctx, input: OrderIntake): Promise<Order> {
   return inTransaction(ctx.db, async (trx) => {
     const errors: FieldError[] = [];
-    const locations = await knownLocations(trx, ctx.merchantId, [input.fulfillment_location_id]);
+    const locations = await knownLocations(trx, ctx, [input.fulfillment_location_id]);
     if (!locations.has(input.fulfillment_location_id)) {
       errors.push({ path: '/fulfillment_location_id', message: 'is not a location of this merchant', code: 'unknown_id' });
     }
     const variantIds = [...new Set(input.line_items.map((l) => l.variant_id))];
-    const variants = new Map((await intakeVariants(trx, ctx.merchantId, variantIds)).map((v) => [v.id, v]));
+    const variants = new Map((await intakeVariants(trx, ctx, variantIds)).map((v) => [v.id, v]));
     input.line_items.forEach((l, i) => {
       if (!variants.has(l.variant_id)) errors.push({ path: `/line_items/${i}/variant_id`, message: 'is not a variant of this merchant', code: 'unknown_id' });
       if (l.price !== undefined && !hasTwoDecimals(l.price)) errors.push({ path: `/line_items/${i}/price`, message: 'must have at most 2 decimals', code: 'invalid_format' });
@@ -79,11 +61,11 @@ export async function createOrder(ctx: Ctx, input: OrderInput): Promise<Order> {
     if (totalCents > MAX_TOTAL_CENTS) throw invalidFields([{ path: '/line_items', message: 'the order total is too large', code: 'out_of_range' }]);
 
     // Numbering takes the merchant row's lock: concurrent intakes of one merchant get 1001, 1002, …
-    const merchant = await takeOrderNumber(trx, ctx.merchantId);
+    const merchant = await takeOrderNumber(trx, ctx);
     const orderId = await insertOrder(
       trx,
+      ctx,
       {
-        merchant_id: ctx.merchantId,
         order_number: merchant.order_number,
         fulfillment_location_id: input.fulfillment_location_id,
         currency: merchant.currency,
@@ -114,7 +96,7 @@ export async function createOrder(ctx: Ctx, input: OrderInput): Promise<Order> {
     const short: FieldError[] = [];
     const rowIds: string[] = [];
     for (const c of inStableOrder(perVariant)) {
-      const level = await moveStock(trx, ctx.merchantId, {
+      const level = await moveStock(trx, ctx, {
         variantId: c.variantId,
         locationId: c.locationId,
         onHandDelta: 0,
@@ -136,9 +118,9 @@ export async function createOrder(ctx: Ctx, input: OrderInput): Promise<Order> {
       throw new AppError('insufficient_inventory', short.map((e) => `${e.path}: ${e.message}`).join('; '), short);
     }
 
-    const [created] = await loadOrders(trx, ctx.merchantId, [orderId]);
+    const [created] = await loadOrders(trx, ctx, [orderId]);
     await emitEvent(trx, { merchantId: ctx.merchantId, type: 'order.created', locationId: created.fulfillment_location_id, object: created });
-    await emitInventoryUpdated(trx, ctx.merchantId, rowIds);
+    await emitInventoryUpdated(trx, ctx, rowIds);
     return created;
   });
 }
@@ -149,21 +131,21 @@ export async function createOrder(ctx: Ctx, input: OrderInput): Promise<Order> {
  */
 export async function cancelOrder(ctx: Ctx, orderId: string): Promise<Order> {
   return inTransaction(ctx.db, async (trx) => {
-    const order = await lockOrder(trx, ctx.merchantId, orderId);
+    const order = await lockOrder(trx, ctx, orderId);
     if (!order || !canSeeLocation(ctx, order.fulfillment_location_id)) throw notFound('order');
     if (order.status !== 'open') throw new AppError('invalid_state', `The order is ${order.status}; only an open order can be cancelled.`);
 
-    const lines = await orderLines(trx, ctx.merchantId, orderId);
-    const pending = await pendingFulfillments(trx, ctx.merchantId, orderId);
+    const lines = await orderLines(trx, ctx, orderId);
+    const pending = await pendingFulfillments(trx, ctx, orderId);
     const returned = pending.quantityByLine;
-    await cancelFulfillments(trx, ctx.merchantId, pending.ids);
+    await cancelFulfillments(trx, ctx, pending.ids);
 
     const moves = new Map<string, { variantId: string; locationId: string; onHandDelta: number; committedDelta: number }>();
-    const live = await existingVariants(trx, ctx.merchantId, lines.flatMap((l) => (l.variant_id ? [l.variant_id] : [])));
+    const live = await existingVariants(trx, ctx, lines.flatMap((l) => (l.variant_id ? [l.variant_id] : [])));
     for (const l of lines) {
       const back = returned.get(l.id) ?? 0;
       if (back > 0) {
-        await addFulfilledQuantity(trx, ctx.merchantId, l.id, -back);
+        await addFulfilledQuantity(trx, ctx, l.id, -back);
         l.fulfilled_quantity -= back;
       }
       const release = l.quantity - (l.fulfilled_quantity + back);
@@ -175,30 +157,30 @@ export async function cancelOrder(ctx: Ctx, orderId: string): Promise<Order> {
     }
     const rowIds: string[] = [];
     for (const m of inStableOrder([...moves.values()])) {
-      const level = await moveStock(trx, ctx.merchantId, { ...m, cause: 'cancellation', referenceId: orderId, apiKeyId: ctx.apiKeyId });
+      const level = await moveStock(trx, ctx, { ...m, cause: 'cancellation', referenceId: orderId, apiKeyId: ctx.apiKeyId });
       rowIds.push(level.id);
     }
 
-    await updateOrderState(trx, ctx.merchantId, orderId, { status: 'cancelled', fulfillment_status: fulfillmentStatusOf(lines) });
+    await updateOrderState(trx, ctx, orderId, { status: 'cancelled', fulfillment_status: fulfillmentStatusOf(lines) });
 
-    const [cancelled] = await loadOrders(trx, ctx.merchantId, [orderId]);
+    const [cancelled] = await loadOrders(trx, ctx, [orderId]);
     await emitEvent(trx, { merchantId: ctx.merchantId, type: 'order.cancelled', locationId: cancelled.fulfillment_location_id, object: cancelled });
-    for (const f of await loadFulfillments(trx, ctx.merchantId, pending.ids)) {
+    for (const f of await loadFulfillments(trx, ctx, pending.ids)) {
       await emitEvent(trx, { merchantId: ctx.merchantId, type: 'fulfillment.updated', locationId: f.fulfillment_location_id, object: f });
     }
-    await emitInventoryUpdated(trx, ctx.merchantId, rowIds);
+    await emitInventoryUpdated(trx, ctx, rowIds);
     return cancelled;
   });
 }
 
 export async function listOrders(ctx: Ctx, page: PageRequest, filters: OrderFilters) {
   const { items, meta } = await selectOrderPage(ctx.db, ctx, page, filters);
-  return { items: await loadOrders(ctx.db, ctx.merchantId, items.map((r) => r.id)), meta };
+  return { items: await loadOrders(ctx.db, ctx, items.map((r) => r.id)), meta };
 }
 
 /** One order; another merchant's, or one at a location hidden from the key, is not found. */
 export async function getOrder(ctx: Ctx, id: string): Promise<Order> {
-  const [order] = await loadOrders(ctx.db, ctx.merchantId, [id]);
+  const [order] = await loadOrders(ctx.db, ctx, [id]);
   if (!order || !canSeeLocation(ctx, order.fulfillment_location_id)) throw notFound('order');
   return order;
 }

@@ -1,0 +1,50 @@
+// Request schemas of the fulfillments routes; the service takes their Static<> types.
+import { Type, type Static } from 'typebox';
+import { PageQuery } from '../../http/paging.ts';
+import { Enum, Uuid } from '../../http/schemas.ts';
+import { FULFILLMENT_STATUSES } from '../order-records/schemas.ts';
+
+const strict = { additionalProperties: false } as const;
+const Label = Type.String({ minLength: 1, maxLength: 255 });
+
+export const FulfillmentListQuery = Type.Object(
+  {
+    status: Type.Optional(Enum(FULFILLMENT_STATUSES, { description: 'Only fulfillments in this status.' })),
+    updated_after: Type.Optional(PageQuery.updated_after),
+    limit: Type.Optional(PageQuery.limit),
+    cursor: Type.Optional(PageQuery.cursor),
+  },
+  strict,
+);
+export type FulfillmentFilters = Static<typeof FulfillmentListQuery>;
+
+export const FulfillmentCreateBody = Type.Object(
+  {
+    merchant_order_id: Uuid('The order (from the orders API).'),
+    items: Type.Array(
+      Type.Object(
+        {
+          merchant_order_item_id: Uuid('A line item id of that order.'),
+          quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+        },
+        strict,
+      ),
+      { minItems: 1, maxItems: 250 },
+    ),
+    carrier_name: Type.Optional(Label),
+    service_level: Type.Optional(Label),
+  },
+  strict,
+);
+export type FulfillmentCreate = Static<typeof FulfillmentCreateBody>;
+
+export const TrackingBody = Type.Object(
+  {
+    tracking_number: Type.String({ minLength: 1, maxLength: 255 }),
+    tracking_url: Type.Optional(Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048, description: 'Public http(s) tracking page.' })),
+    carrier_name: Type.Optional(Label),
+    service_level: Type.Optional(Label),
+  },
+  strict,
+);
+export type TrackingInput = Static<typeof TrackingBody>;

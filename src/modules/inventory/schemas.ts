@@ -1,0 +1,51 @@
+// Schemas of the inventory routes: the row as the API shows it, the list's filters and the
+// adjustment batch; the service and the presenter take their Static<> types.
+import { Type, type Static } from 'typebox';
+import { PageQuery } from '../../http/paging.ts';
+import { Nullable, Timestamp, Uuid, component, serviceChecked } from '../../http/schemas.ts';
+
+const strict = { additionalProperties: false } as const;
+
+export const InventoryRowSchema = component('InventoryRow', Type.Object({
+  id: Uuid(),
+  variant_id: Uuid(),
+  product_id: Uuid(),
+  sku: Nullable(Type.String()),
+  fulfillment_location_id: Uuid(),
+  on_hand: Type.Integer(),
+  committed: Type.Integer({ description: 'Held by open orders, not yet fulfilled.' }),
+  available: Type.Integer({ description: 'on_hand - committed; may be negative for continue-policy variants.' }),
+  updated_at: Timestamp(),
+}));
+export type InventoryRow = Static<typeof InventoryRowSchema>;
+
+export const InventoryListQuery = Type.Object(
+  {
+    variant_id: Type.Optional(Uuid('Only rows of this variant.')),
+    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only rows of variants with this SKU.' })),
+    location_id: Type.Optional(Uuid('Only rows at this fulfillment location (must be one of the key\'s locations).')),
+    updated_after: Type.Optional(PageQuery.updated_after),
+    limit: Type.Optional(PageQuery.limit),
+    cursor: Type.Optional(PageQuery.cursor),
+  },
+  strict,
+);
+export type InventoryFilters = Static<typeof InventoryListQuery>;
+
+// "Each row names variant_id or sku" is published as JSON Schema (an anyOf of the two `required`s,
+// inside allOf so generated clients keep the row's plain object type) and checked by the service,
+// which answers with its own field error beside the other rows' errors (the validator would answer
+// `is required` twice and nothing else).
+export const AdjustmentRow = Type.Object(
+  {
+    variant_id: Type.Optional(Uuid('The variant; or give sku.')),
+    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Resolved to the merchant\'s variant with this SKU when variant_id is absent.' })),
+    fulfillment_location_id: Uuid(),
+    adjustment: Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Signed change of on_hand; not 0.' }),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { ...strict, ...serviceChecked({ allOf: [{ anyOf: [{ required: ['variant_id'] }, { required: ['sku'] }] }] }) },
+);
+export type Adjustment = Static<typeof AdjustmentRow>;
+
+export const AdjustmentBody = Type.Object({ adjustments: Type.Array(AdjustmentRow, { minItems: 1, maxItems: 100 }) }, strict);

@@ -1,0 +1,47 @@
+// Request schemas of the orders module: the list's filters and the storefront intake body (the
+// operator API registers intake; the service takes its Static<> type).
+import { Type, type Static } from 'typebox';
+import { PageQuery } from '../../http/paging.ts';
+import { Enum, Uuid } from '../../http/schemas.ts';
+import { ADDRESS_FIELDS, CUSTOMER_FIELDS, ORDER_STATUSES } from '../order-records/schemas.ts';
+
+const strict = { additionalProperties: false } as const;
+
+export const OrderListQuery = Type.Object(
+  {
+    status: Type.Optional(Enum(ORDER_STATUSES, { description: 'Only orders in this status.' })),
+    created_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only orders created strictly after this instant.' })),
+    updated_after: Type.Optional(PageQuery.updated_after),
+    limit: Type.Optional(PageQuery.limit),
+    cursor: Type.Optional(PageQuery.cursor),
+  },
+  strict,
+);
+export type OrderFilters = Static<typeof OrderListQuery>;
+
+const Field = Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()]));
+const fields = <K extends string>(names: readonly K[]) => Type.Object(Object.fromEntries(names.map((n) => [n, Field])) as Record<K, typeof Field>, strict);
+
+/** The largest line price intake accepts (the order total is bounded separately, by its column). */
+export const MAX_LINE_PRICE = 99_999_999.99;
+
+export const OrderIntakeBody = Type.Object(
+  {
+    fulfillment_location_id: Uuid(),
+    customer: Type.Optional(fields(CUSTOMER_FIELDS)),
+    shipping_address: Type.Optional(fields(ADDRESS_FIELDS)),
+    line_items: Type.Array(
+      Type.Object(
+        {
+          variant_id: Uuid(),
+          quantity: Type.Integer({ minimum: 1, maximum: 100_000 }),
+          price: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_LINE_PRICE })),
+        },
+        strict,
+      ),
+      { minItems: 1, maxItems: 250 },
+    ),
+  },
+  strict,
+);
+export type OrderIntake = Static<typeof OrderIntakeBody>;
