@@ -21,6 +21,13 @@ export const PageQuery = {
   updated_after: Type.String({ format: 'date-time', description: 'Only rows updated strictly after this instant (ISO-8601).' }),
 };
 
+/** The paging part of a list's querystring, spread after its own filters: `{ status, ...PageQueryFields }`. */
+export const PageQueryFields = {
+  updated_after: Type.Optional(PageQuery.updated_after),
+  limit: Type.Optional(PageQuery.limit),
+  cursor: Type.Optional(PageQuery.cursor),
+};
+
 export const ListMeta = Type.Object(
   {
     limit: Type.Integer({ description: 'The page size used.' }),

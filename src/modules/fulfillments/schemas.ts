@@ -1,6 +1,6 @@
 // Request schemas of the fulfillments routes; the service takes their Static<> types.
 import { Type, type Static } from 'typebox';
-import { PageQuery } from '../../http/paging.ts';
+import { PageQueryFields } from '../../http/paging.ts';
 import { Enum, Uuid } from '../../http/schemas.ts';
 import { FULFILLMENT_STATUSES } from '../order-records/schemas.ts';
 
@@ -10,9 +10,7 @@ const Label = Type.String({ minLength: 1, maxLength: 255 });
 export const FulfillmentListQuery = Type.Object(
   {
     status: Type.Optional(Enum(FULFILLMENT_STATUSES, { description: 'Only fulfillments in this status.' })),
-    updated_after: Type.Optional(PageQuery.updated_after),
-    limit: Type.Optional(PageQuery.limit),
-    cursor: Type.Optional(PageQuery.cursor),
+    ...PageQueryFields,
   },
   strict,
 );

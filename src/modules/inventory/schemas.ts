@@ -1,7 +1,7 @@
 // Schemas of the inventory routes: the row as the API shows it, the list's filters and the
 // adjustment batch; the service and the presenter take their Static<> types.
 import { Type, type Static } from 'typebox';
-import { PageQuery } from '../../http/paging.ts';
+import { PageQueryFields } from '../../http/paging.ts';
 import { Nullable, Timestamp, Uuid, component, serviceChecked } from '../../http/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -24,9 +24,7 @@ export const InventoryListQuery = Type.Object(
     variant_id: Type.Optional(Uuid('Only rows of this variant.')),
     sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only rows of variants with this SKU.' })),
     location_id: Type.Optional(Uuid('Only rows at this fulfillment location (must be one of the key\'s locations).')),
-    updated_after: Type.Optional(PageQuery.updated_after),
-    limit: Type.Optional(PageQuery.limit),
-    cursor: Type.Optional(PageQuery.cursor),
+    ...PageQueryFields,
   },
   strict,
 );

@@ -1,5 +1,7 @@
 // Order and fulfillment rows turned into the records the API shows, and the fulfillment state an
 // order's lines make (shown as `fulfillment_status`).
+import type { Selectable } from 'kysely';
+import type { FulfillmentsTable, OrderLineItemsTable, OrdersTable } from '../../db/schema.ts';
 import { iso, money } from '../../http/serialize.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, type Fulfillment, type Order, type OrderFulfillmentState } from './schemas.ts';
 
@@ -22,31 +24,16 @@ export function group<T, K>(rows: T[], key: (r: T) => K): Map<K, T[]> {
 const fill = <K extends string>(fields: readonly K[], value: Record<string, string | null> | null) =>
   Object.fromEntries(fields.map((f) => [f, value?.[f] ?? null])) as Record<K, string | null>;
 
-export interface OrderRow {
-  id: string;
-  order_number: string | number;
-  status: Order['status'];
-  fulfillment_status: Order['fulfillment_status'];
-  fulfillment_location_id: string;
-  currency: string;
-  total_price: string;
-  customer: Record<string, string | null> | null;
-  shipping_address: Record<string, string | null> | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** What presentOrder reads of an order row (a statement's selection of these columns). */
+export type OrderRow = Pick<
+  Selectable<OrdersTable>,
+  'id' | 'order_number' | 'status' | 'fulfillment_status' | 'fulfillment_location_id' | 'currency' | 'total_price' | 'customer' | 'shipping_address' | 'created_at' | 'updated_at'
+>;
 
-export interface OrderLineRow {
-  id: string;
-  product_id: string | null;
-  variant_id: string | null;
-  sku: string | null;
-  title: string;
-  variant_title: string | null;
-  quantity: number;
-  fulfilled_quantity: number;
-  price: string;
-}
+export type OrderLineRow = Pick<
+  Selectable<OrderLineItemsTable>,
+  'id' | 'product_id' | 'variant_id' | 'sku' | 'title' | 'variant_title' | 'quantity' | 'fulfilled_quantity' | 'price'
+>;
 
 export function presentOrder(o: OrderRow, lines: OrderLineRow[], fulfillmentIds: string[]): Order {
   const open = o.status === 'open';
@@ -83,20 +70,7 @@ export function presentOrder(o: OrderRow, lines: OrderLineRow[], fulfillmentIds:
   };
 }
 
-export interface FulfillmentRow {
-  id: string;
-  order_id: string;
-  fulfillment_location_id: string;
-  status: Fulfillment['status'];
-  carrier_name: string | null;
-  service_level: string | null;
-  tracking_number: string | null;
-  tracking_url: string | null;
-  tracking_carrier_name: string | null;
-  tracking_service_level: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type FulfillmentRow = Omit<Selectable<FulfillmentsTable>, 'merchant_id'>;
 
 export function presentFulfillment(f: FulfillmentRow, items: { line_item_id: string; quantity: number }[]): Fulfillment {
   return {

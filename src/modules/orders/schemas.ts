@@ -1,7 +1,7 @@
 // Request schemas of the orders module: the list's filters and the storefront intake body (the
 // operator API registers intake; the service takes its Static<> type).
 import { Type, type Static } from 'typebox';
-import { PageQuery } from '../../http/paging.ts';
+import { PageQueryFields } from '../../http/paging.ts';
 import { Enum, Uuid } from '../../http/schemas.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, ORDER_STATUSES } from '../order-records/schemas.ts';
 
@@ -11,9 +11,7 @@ export const OrderListQuery = Type.Object(
   {
     status: Type.Optional(Enum(ORDER_STATUSES, { description: 'Only orders in this status.' })),
     created_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only orders created strictly after this instant.' })),
-    updated_after: Type.Optional(PageQuery.updated_after),
-    limit: Type.Optional(PageQuery.limit),
-    cursor: Type.Optional(PageQuery.cursor),
+    ...PageQueryFields,
   },
   strict,
 );
