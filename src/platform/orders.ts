@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { operatorCtx } from '../http/context.ts';
 import { One, Uuid, problems } from '../http/schemas.ts';
-import { OrderSchema } from '../modules/order-records/schemas.ts';
+import { OrderSchema } from '../modules/orders/records/schemas.ts';
 import { OrderIntakeBody } from '../modules/orders/schemas.ts';
 import { cancelOrder, createOrder } from '../modules/orders/service.ts';
 import { OP_WRITE, tags } from './schemas.ts';

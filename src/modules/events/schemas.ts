@@ -6,7 +6,7 @@ import { POSITION_PATTERN } from '../../events/envelope.ts';
 import { EVENT_TYPES, type EventType } from '../../events/outbox.ts';
 import { Enum, Timestamp, Uuid, component } from '../../http/schemas.ts';
 import { Collection, Product, SocialVideo } from '../catalog/schemas.ts';
-import { FulfillmentSchema, OrderSchema } from '../order-records/schemas.ts';
+import { FulfillmentSchema, OrderSchema } from '../orders/records/schemas.ts';
 import { InventoryRowSchema } from '../inventory/schemas.ts';
 
 const Ping = component(

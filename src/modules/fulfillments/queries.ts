@@ -1,5 +1,5 @@
 // Statements of the fulfillments routes (reading fulfillments as the API shows them is the order
-// book's: ../order-records/queries.ts). Every statement carries the merchant filter.
+// book's: ../orders/records/queries.ts). Every statement carries the merchant filter.
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';

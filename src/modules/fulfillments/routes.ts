@@ -4,7 +4,7 @@ import { ctxOf } from '../../http/context.ts';
 import { idempotentRoute } from '../../http/idempotency.ts';
 import { listRoute } from '../../http/paging.ts';
 import { GET_ERRORS, IDEMPOTENT_ERRORS, IdParams, LIST_ERRORS, Many, One, problems } from '../../http/schemas.ts';
-import { FulfillmentSchema } from '../order-records/schemas.ts';
+import { FulfillmentSchema } from '../orders/records/schemas.ts';
 import { FulfillmentCreateBody, FulfillmentListQuery, TrackingBody } from './schemas.ts';
 import { attachTracking, createFulfillment, getFulfillment, listFulfillments } from './service.ts';
 

@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQueryFields } from '../../http/paging.ts';
 import { Enum, Uuid } from '../../http/schemas.ts';
-import { FULFILLMENT_STATUSES } from '../order-records/schemas.ts';
+import { FULFILLMENT_STATUSES } from '../orders/records/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
 const Label = Type.String({ minLength: 1, maxLength: 255 });

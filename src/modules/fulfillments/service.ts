@@ -7,9 +7,9 @@ import { AppError, invalid, invalidFields, notFound, type FieldError } from '../
 import type { PageRequest } from '../../http/paging.ts';
 import { existingVariants, inStableOrder, moveStock } from '../inventory/queries.ts';
 import { emitInventoryUpdated } from '../inventory/service.ts';
-import { fulfillmentStatusOf } from '../order-records/present.ts';
-import { addFulfilledQuantity, loadFulfillments, loadOrders, lockOrder, orderLines, orderStatus, updateOrderState } from '../order-records/queries.ts';
-import type { Fulfillment } from '../order-records/schemas.ts';
+import { fulfillmentStatusOf } from '../orders/records/present.ts';
+import { addFulfilledQuantity, loadFulfillments, loadOrders, lockOrder, orderLines, orderStatus, updateOrderState } from '../orders/records/queries.ts';
+import type { Fulfillment } from '../orders/records/schemas.ts';
 import { insertFulfillment, lockFulfillment, selectFulfillmentPage, setTracking } from './queries.ts';
 import type { FulfillmentCreate, FulfillmentFilters, TrackingInput } from './schemas.ts';
 

@@ -1,5 +1,5 @@
 // Statements of order intake and the orders list (the order book's shared ones are in
-// ../order-records/queries.ts). Every statement carries the merchant filter.
+// ../orders/records/queries.ts). Every statement carries the merchant filter.
 import { sql, type Insertable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { OrderLineItemsTable, OrdersTable } from '../../db/schema.ts';

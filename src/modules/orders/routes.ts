@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ctxOf } from '../../http/context.ts';
 import { listRoute } from '../../http/paging.ts';
 import { GET_ERRORS, IdParams, LIST_ERRORS, Many, One, problems } from '../../http/schemas.ts';
-import { OrderSchema } from '../order-records/schemas.ts';
+import { OrderSchema } from './records/schemas.ts';
 import { OrderListQuery } from './schemas.ts';
 import { getOrder, listOrders } from './service.ts';
 

@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { PageQueryFields } from '../../http/paging.ts';
 import { Enum, Uuid } from '../../http/schemas.ts';
-import { ADDRESS_FIELDS, CUSTOMER_FIELDS, ORDER_STATUSES } from '../order-records/schemas.ts';
+import { ADDRESS_FIELDS, CUSTOMER_FIELDS, ORDER_STATUSES } from './records/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
 

@@ -7,7 +7,7 @@ import { AppError, invalidFields, notFound, type FieldError } from '../../http/e
 import type { PageRequest } from '../../http/paging.ts';
 import { existingVariants, inStableOrder, knownLocations, moveStock } from '../inventory/queries.ts';
 import { emitInventoryUpdated } from '../inventory/service.ts';
-import { fulfillmentStatusOf, group } from '../order-records/present.ts';
+import { fulfillmentStatusOf, group } from './records/present.ts';
 import {
   addFulfilledQuantity,
   cancelFulfillments,
@@ -17,8 +17,8 @@ import {
   orderLines,
   pendingFulfillments,
   updateOrderState,
-} from '../order-records/queries.ts';
-import type { Order } from '../order-records/schemas.ts';
+} from './records/queries.ts';
+import type { Order } from './records/schemas.ts';
 import { insertOrder, intakeVariants, selectOrderPage, takeOrderNumber } from './queries.ts';
 import type { OrderFilters, OrderIntake } from './schemas.ts';
 

@@ -1,8 +1,8 @@
 // Order and fulfillment rows turned into the records the API shows, and the fulfillment state an
 // order's lines make (shown as `fulfillment_status`).
 import type { Selectable } from 'kysely';
-import type { FulfillmentsTable, OrderLineItemsTable, OrdersTable } from '../../db/schema.ts';
-import { iso, money } from '../../http/serialize.ts';
+import type { FulfillmentsTable, OrderLineItemsTable, OrdersTable } from '../../../db/schema.ts';
+import { iso, money } from '../../../http/serialize.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, type Fulfillment, type Order, type OrderFulfillmentState } from './schemas.ts';
 
 export function fulfillmentStatusOf(lines: { quantity: number; fulfilled_quantity: number }[]): OrderFulfillmentState {

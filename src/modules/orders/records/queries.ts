@@ -2,8 +2,8 @@
 // and fulfillments as the API shows them, the order row's lock, its lines' fulfilled quantities,
 // and the order's pending fulfillments. Every statement carries the merchant filter.
 import { sql } from 'kysely';
-import type { Database } from '../../db/database.ts';
-import { ofMerchant, type Scope } from '../../db/scope.ts';
+import type { Database } from '../../../db/database.ts';
+import { ofMerchant, type Scope } from '../../../db/scope.ts';
 import { group, presentFulfillment, presentOrder } from './present.ts';
 import type { Fulfillment, Order, OrderFulfillmentState } from './schemas.ts';
 

@@ -1,7 +1,7 @@
 // The order and fulfillment records as the API shows them: shared by the orders and fulfillments
 // routes, the operator API's intake and the presenters (their types are Static<> of these).
 import { Type, type Static } from 'typebox';
-import { Enum, Nullable, Timestamp, Uuid, component } from '../../http/schemas.ts';
+import { Enum, Nullable, Timestamp, Uuid, component } from '../../../http/schemas.ts';
 
 const Text = Nullable(Type.String());
 
