@@ -1,6 +1,7 @@
 // Inventory rows and adjustment batches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, startTestApp, untypedJson, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import type { DocumentNode, DocumentShape } from '../../../test/contract.ts';
 import { events, ledger, makeProduct, placeOrder, WAREHOUSE, syncConnectedProduct, type MadeProduct } from '../../../test/fixtures.ts';
 
 let t: TestApp;
@@ -103,11 +104,11 @@ describe('POST /inventory/adjustments', () => {
   });
 
   it('the document publishes "variant_id or sku" as JSON Schema; the service still answers it with its own field error', async () => {
-    const doc = json(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
-    const body = doc.paths['/api/integrations/v1/inventory/adjustments'].post.requestBody.content['application/json'].schema;
-    const row = body.properties.adjustments.items;
+    const doc = untypedJson<DocumentShape>(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
+    const requestBody = doc.paths['/api/integrations/v1/inventory/adjustments'].post.requestBody as DocumentNode;
+    const row = requestBody.content['application/json'].schema.properties.adjustments.items;
     expect(row.allOf).toEqual([{ anyOf: [{ required: ['variant_id'] }, { required: ['sku'] }] }]);
-    const res = json(await adjust(key, [{ fulfillment_location_id: m.locations[0], adjustment: 1 }, { fulfillment_location_id: m.locations[0], adjustment: 0 }]), 422);
+    const res = json(await adjust(key, [{ fulfillment_location_id: m.locations[0], adjustment: 1 }, { fulfillment_location_id: m.locations[0], adjustment: 0 }]), 422, 'adjustInventory');
     expect(res.errors).toEqual([
       { path: '/adjustments/0/variant_id', message: 'variant_id or sku is required', code: 'required' },
       { path: '/adjustments/1/variant_id', message: 'variant_id or sku is required', code: 'required' },
