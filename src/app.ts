@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifySchema } from 'fastify';
 import type { Logger } from 'pino';
+import type pg from 'pg';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import { isConnectionFailure, type Database } from './db/database.ts';
@@ -12,8 +13,10 @@ import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerAccessLog } from './http/access-log.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { bearerMatches, unauthorized } from './http/tokens.ts';
+import { KEY_ACKS_CHANNEL, KEY_CHANGES_CHANNEL, KEY_LISTENER_NAME, keyStore } from './http/keys.ts';
+import { listen } from './db/listen.ts';
 import { webhookBacklog } from './events/backlog.ts';
-import { renderMetrics, type PoolLike } from './metrics.ts';
+import { renderMetrics } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
@@ -52,8 +55,8 @@ export interface AppOptions {
   db: Database;
   config: Config;
   secret: string;
-  /** PostgreSQL: the pool behind db, whose use /metrics reports. */
-  pool?: PoolLike;
+  /** PostgreSQL: the pool behind db, whose use /metrics reports (and whose settings the LISTEN connection uses). */
+  pool?: pg.Pool;
   /** A pino logger to share, or false for none (tests). */
   logger?: Logger | false;
 }
@@ -85,6 +88,7 @@ export async function buildApp(opts: AppOptions) {
   // Written before the database closes: the app closes first on shutdown.
   app.addHook('onClose', async () => app.requestLog.close());
   app.setValidatorCompiler(validatorCompiler);
+  trackKeyChanges(app, opts);
 
   // Validation errors are turned into problems by us (and, for idempotent writes, stored).
   app.decorate('routeList', [] as RouteEntry[]);
@@ -151,6 +155,55 @@ export async function buildApp(opts: AppOptions) {
   await app.register(portal);
 
   return app as unknown as FastifyInstance;
+}
+
+/**
+ * The key cache (src/http/keys.ts) is trusted while this process hears every revocation: always on
+ * embedded PGlite (one process: revocations forget keys directly), on PostgreSQL while the LISTEN
+ * connection is up.
+ */
+function trackKeyChanges(app: FastifyInstance, opts: AppOptions) {
+  const keys = keyStore(opts.db);
+  keys.onTouchError((err) => app.log.warn({ err }, 'last_used_at of API keys not written'));
+  let trusted = false;
+  const trust = () => {
+    trusted = true;
+    keys.trust();
+  };
+  const distrust = () => {
+    if (trusted) keys.distrust();
+    trusted = false;
+  };
+  const listener = opts.pool
+    ? listen(
+        opts.pool,
+        {
+          channels: [KEY_CHANGES_CHANNEL, KEY_ACKS_CHANNEL],
+          applicationName: KEY_LISTENER_NAME,
+          onNotify(channel, id) {
+            if (channel === KEY_ACKS_CHANNEL) return id && keys.acknowledged(id);
+            if (!id) return keys.forgetAll();
+            keys.forget(id);
+            listener?.notify(KEY_ACKS_CHANNEL, id);
+          },
+          onConnected() {
+            keys.listening(true);
+            trust();
+          },
+          onLost() {
+            keys.listening(false);
+            distrust();
+          },
+        },
+        app.log,
+      )
+    : (trust(), null);
+  app.addHook('onClose', async () => {
+    await listener?.close();
+    if (trusted) keys.listening(false);
+    distrust();
+    await keys.flushTouches().catch((err: unknown) => app.log.warn({ err }, 'last_used_at of API keys not written'));
+  });
 }
 
 function toAppError(err: FastifyError & { validation?: unknown }): AppError {

@@ -1,11 +1,10 @@
 // The portal as an integration console, over HTTP: the API request log (recorded off the request
-// path, filterable, found by X-Request-Id by merchants and operators, purged by age), endpoint
-// edit / delete / health, delivery detail with every attempt and the exact request sent, the
-// events page and the overview.
+// path, filterable, found by X-Request-Id by merchants and operators, purged by age), the events
+// page and the overview (endpoint edit / delete / health and delivery detail: in
+// src/modules/webhook-endpoints/webhook-endpoints.test.ts).
 import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sign } from '../src/events/signer.ts';
 import { startWorker, type Worker } from '../src/events/worker.ts';
 import { createRequestLog } from '../src/http/request-log.ts';
 import { purgeExpired, retentionSteps } from '../src/maintenance/retention.ts';
@@ -191,81 +190,6 @@ describe('API request log', () => {
     expect(portalJson(await call('GET', `/request-log?before=999999999999999999`), 200, 'GET /portal/api/request-log').data).toBeInstanceOf(Array);
     expect(portalJson(await call('GET', `/events?before=${encodeURIComponent('2026-01-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000')}`), 200, 'GET /portal/api/events').data).toBeInstanceOf(Array);
   });
-});
-
-describe('webhook endpoints in the console', () => {
-  it('edits URL, description, events and locations with the create rules, and deletes with its deliveries', async () => {
-    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/a', events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
-    const edited = portalJson(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] }), 200, 'PATCH /portal/api/webhook-endpoints/:id').data;
-    expect(edited).toMatchObject({ url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] });
-    const bad = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x', events: [], location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
-    expect(bad.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/events']);
-    const badUrl = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x' }), 422);
-    expect(badUrl.errors).toEqual([{ path: '/url', message: 'must be an http(s) URL', code: 'invalid_format' }]);
-    const badLoc = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
-    expect(badLoc.errors?.[0]).toMatchObject({ path: '/location_ids/0', code: 'unknown_id' });
-
-    portalJson(await call('POST', `/webhook-endpoints/${ep.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test');
-    const deleted = portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id').data;
-    expect(deleted.id).toBe(ep.id);
-    expect(problem(await call('GET', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
-    expect(await t.database.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', ep.id).execute()).toEqual([]);
-    expect(problem(await call('DELETE', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
-  });
-
-  it('a delivery answered 500 then 200 shows both attempts with codes, excerpts and the exact signed request; health counts it', async () => {
-    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
-    receiver.script.push({ status: 500, body: 'database is down' }, { status: 200, body: 'thanks' });
-    const placed = await placeOrder();
-    await worker.tick();
-    await expect.poll(async () => (await worker.tick(), receiver.received.length), { timeout: 10_000 }).toBe(2);
-    const [delivery] = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
-    expect(delivery).toMatchObject({ event_type: 'order.created', status: 'delivered', attempts: 2, last_status_code: 200, resent_from: null, last_error: null });
-    const detail = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries/:d').data;
-    expect(detail.attempts_log.map((a) => [a.attempt, a.status_code, a.response_excerpt, a.error])).toEqual([
-      [1, 500, 'database is down', null],
-      [2, 200, 'thanks', null],
-    ]);
-    for (const [i, a] of detail.attempts_log.entries()) {
-      const got = receiver.received[i];
-      expect(a.request!.body).toBe(got.raw);
-      expect(a.request!.url).toBe(receiver.url);
-      expect(a.request!.headers['x-service-webhook-signature']).toBe(got.headers['x-service-webhook-signature']);
-      const secret = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data.signing_secret;
-      expect(a.request!.headers['x-service-webhook-signature']).toBe(`v1=${sign(secret, Number(a.request!.headers['x-service-webhook-timestamp']), a.request!.body)}`);
-    }
-    expect(JSON.parse(detail.attempts_log[0].request!.body).data.object.id).toBe(placed.id);
-    const health = portalJson(await call('GET', `/webhook-endpoints/${ep.id}`), 200, 'GET /portal/api/webhook-endpoints/:id').data.health;
-    expect(health).toMatchObject({ deliveries_24h: 1, delivered_24h: 1, failed_24h: 0, success_rate: 1, last_failure: { delivery_id: delivery.id, status_code: 500, error: null, response_excerpt: 'database is down' } });
-
-    const resent = portalJson(await call('POST', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}/resend`), 200, 'POST /portal/api/webhook-endpoints/:id/deliveries/:d/resend').data;
-    expect(resent).toMatchObject({ event_id: delivery.event_id, resent_from: delivery.id, status: 'pending', attempts_log: [] });
-    expect(resent.id).not.toBe(delivery.id);
-    const log = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
-    expect(log.map((d: { id: string }) => d.id)).toEqual([resent.id, delivery.id]);
-    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
-  });
-
-  it('a DNS failure keeps its reason in the attempt, the log and the health line', async () => {
-    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: 'http://no-such-host.invalid/hooks', events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
-    await placeOrder();
-    await expect.poll(async () => (await worker.tick(), portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data[0]?.status), { timeout: 20_000 }).toBe('failed');
-    const [delivery] = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
-    expect(delivery.last_error).toMatch(/^getaddrinfo ENOTFOUND no-such-host\.invalid/);
-    const detail = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries/:d').data;
-    expect(detail.attempts_log).toHaveLength(3);
-    for (const a of detail.attempts_log) {
-      expect(a.status_code).toBeNull();
-      expect(a.error).toMatch(/ENOTFOUND no-such-host\.invalid/);
-      expect(a.request!.headers['x-service-webhook-event']).toBe('order.created');
-    }
-    const health = portalJson(await call('GET', `/webhook-endpoints/${ep.id}`), 200, 'GET /portal/api/webhook-endpoints/:id').data.health;
-    expect(health).toMatchObject({ deliveries_24h: 1, delivered_24h: 0, failed_24h: 1, success_rate: 0 });
-    expect(health.last_failure?.error).toMatch(/ENOTFOUND/);
-    const overview = portalJson(await call('GET', '/overview'), 200, 'GET /portal/api/overview').data;
-    expect(overview.failing_deliveries[0]).toMatchObject({ id: delivery.id, status: 'failed', endpoint: { id: ep.id, url: 'http://no-such-host.invalid/hooks' } });
-    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
-  }, 40_000);
 });
 
 describe('events and overview', () => {

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { ofMerchant, type Scope } from '../../db/scope.ts';
+import { KEY_CHANGES_CHANNEL, KEY_LISTENER_NAME } from '../../http/keys.ts';
 
 const COLUMNS = ['id', 'label', 'prefix', 'scopes', 'location_ids', 'created_at', 'last_used_at', 'revoked_at'] as const;
 
@@ -26,15 +27,24 @@ export function selectApiKey(db: Database, scope: Scope, id: string) {
   return db.selectFrom('api_keys').select(COLUMNS).where(ofMerchant('api_keys', scope)).where('id', '=', id).executeTakeFirst();
 }
 
-/** Revoking twice keeps the first time. */
+/**
+ * Revoking twice keeps the first time. The statement announces the change on KEY_CHANGES_CHANNEL
+ * (sent at commit, dropped by a rollback): every API process forgets its cached copy of the key.
+ */
 export function markRevoked(db: Database, scope: Scope, id: string) {
   return db
     .updateTable('api_keys')
     .set({ revoked_at: sql`coalesce(revoked_at, clock_timestamp())`, updated_at: sql`clock_timestamp()` })
     .where(ofMerchant('api_keys', scope))
     .where('id', '=', id)
-    .returning(COLUMNS)
+    .returning([...COLUMNS, sql<unknown>`pg_notify(${KEY_CHANGES_CHANNEL}, api_keys.id::text)`.as('announced')])
     .executeTakeFirst();
 }
 
 export type ApiKeyRow = NonNullable<Awaited<ReturnType<typeof selectApiKey>>>;
+
+/** Across merchants: how many processes listen for key changes on this database. */
+export async function countKeyListeners(db: Database): Promise<number> {
+  const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where application_name = ${KEY_LISTENER_NAME} and datname = current_database()`.execute(db);
+  return Number(rows[0].n);
+}

@@ -3,11 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../../http/context.ts';
 import { invalidFields, notFound } from '../../http/errors.ts';
-import { hashSecret, KEY_PREFIX } from '../../http/keys.ts';
+import { hashSecret, KEY_PREFIX, keyStore } from '../../http/keys.ts';
 import { checkLocationIds, storedLocationIds } from '../../http/location-restriction.ts';
 import { iso, isoOrNull } from '../../http/serialize.ts';
 import { SCOPES } from '../../http/scopes.ts';
-import { insertApiKey, markRevoked, selectApiKey, selectApiKeys, type ApiKeyRow } from './queries.ts';
+import { countKeyListeners, insertApiKey, markRevoked, selectApiKey, selectApiKeys, type ApiKeyRow } from './queries.ts';
 import type { ApiKey, ApiKeyBody } from './schemas.ts';
 
 const PREFIX_SHOWN = KEY_PREFIX.length + 6;
@@ -43,19 +43,36 @@ export async function createApiKey(ctx: Ctx, input: ApiKeyBody): Promise<ApiKey 
   return { ...presentApiKey(row), secret };
 }
 
+// Each read of the records first writes the last_used_at touches this process has collected.
+
 export async function listApiKeys(ctx: Ctx): Promise<ApiKey[]> {
+  await keyStore(ctx.db).flushTouches();
   return (await selectApiKeys(ctx.db, ctx)).map(presentApiKey);
 }
 
 export async function getApiKey(ctx: Ctx, id: string): Promise<ApiKey> {
+  await keyStore(ctx.db).flushTouches();
   const row = await selectApiKey(ctx.db, ctx, id);
   if (!row) throw notFound('API key');
   return presentApiKey(row);
 }
 
-/** Revoking is final and immediate; revoking twice keeps the first time. */
+/**
+ * Revoking is final and immediate, in every API process (src/http/keys.ts): this one forgets the
+ * key here, the others on the statement's NOTIFY, and the answer waits until they have said so.
+ * Revoking twice keeps the first time.
+ */
 export async function revokeApiKey(ctx: Ctx, id: string): Promise<ApiKey> {
-  const row = await markRevoked(ctx.db, ctx, id);
-  if (!row) throw notFound('API key');
-  return presentApiKey(row);
+  const keys = keyStore(ctx.db);
+  await keys.flushTouches();
+  const forgotten = keys.awaitForgotten(id);
+  try {
+    const row = await markRevoked(ctx.db, ctx, id);
+    if (!row) throw notFound('API key');
+    keys.forget(row.id);
+    if (forgotten.canHear) await forgotten.wait(await countKeyListeners(ctx.db));
+    return presentApiKey(row);
+  } finally {
+    forgotten.cancel();
+  }
 }

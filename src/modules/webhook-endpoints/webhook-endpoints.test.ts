@@ -1,0 +1,162 @@
+// Webhook endpoints through the operator API and the portal: rotation (both secrets sign), resend,
+// ping, PATCH with the create rules, delete with its deliveries, and what the portal shows of a
+// delivery (every attempt, the exact signed request, health).
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sign } from '../../events/signer.ts';
+import { startWorker, type Worker } from '../../events/worker.ts';
+import { json, portalJson, problem, startTestApp, type Problem, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { startReceiver, type Receiver } from '../../../test/receiver.ts';
+import { verify } from '../../../test/webhook-signature.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+let key: string;
+let worker: Worker;
+let receiver: Receiver;
+let s: { cookie: string; csrf: string };
+let variantId: string;
+
+/** A portal call as the merchant's signed-in user. */
+const call = (method: string, url: string, payload?: unknown) =>
+  t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, ...(payload !== undefined ? { payload: payload as never } : {}) });
+
+beforeAll(async () => {
+  t = await startTestApp({ webhookRetrySchedule: [0, 0], webhookTimeoutMs: 2000 });
+  m = await t.merchant({ locations: 2 });
+  key = await m.key(['products.write', 'products.read']);
+  json(await m.op('POST', '/users', { email: 'ops@endpoints.test', password: 'correct horse battery' }), 201, 'createPortalUser');
+  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@endpoints.test', password: 'correct horse battery' } });
+  s = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: portalJson(res, 200, 'POST /portal/api/login').data.csrf_token };
+  const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200, 'syncConnectedSource').data;
+  variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
+  worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });
+});
+afterEach(async () => receiver?.close());
+afterAll(async () => {
+  await worker?.stop();
+  await t?.close();
+});
+
+async function endpoint(events: string[], extra: Record<string, unknown> = {}) {
+  receiver = await startReceiver();
+  return json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events, ...extra }), 201, 'createWebhookEndpoint').data;
+}
+
+const placeOrder = async () =>
+  json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder').data;
+
+describe('operations', () => {
+  it('rotation signs with both secrets; resend makes a new delivery of the same event; test sends a ping', async () => {
+    const ep = await endpoint(['product.created']);
+    const rotated = json(await m.op('POST', `/webhook-endpoints/${ep.id}/rotate-secret`), 200, 'rotateWebhookSecret').data;
+    expect(rotated.signing_secret).not.toBe(ep.signing_secret);
+    await t.api(key, 'POST', '/products', { title: 'Rotated' });
+    await worker.tick();
+    const first = receiver.received[0];
+    expect(String(first.headers['x-service-webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(rotated.signing_secret, first)).toBe(true);
+    expect(verify(ep.signing_secret, first)).toBe(true);
+
+    const [d] = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data;
+    const resent = json(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${d.id}/resend`), 200, 'resendWebhookDelivery').data;
+    expect(resent).toMatchObject({ event_id: d.event_id, status: 'pending', attempts: 0 });
+    expect(resent.id).not.toBe(d.id);
+    const ping = json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`), 200, 'testWebhookEndpoint').data;
+    expect(ping).toMatchObject({ event_type: 'ping', status: 'pending' });
+    await worker.tick();
+    expect(receiver.received.map((r) => r.body.type).sort()).toEqual(['ping', 'product.created', 'product.created']);
+    expect(receiver.received.filter((r) => r.body.type === 'product.created').map((r) => r.body.id)).toEqual([first.body.id, first.body.id]);
+  });
+
+  it('PATCH updates and validates endpoints; another merchant\'s endpoint is 404', async () => {
+    const ep = await endpoint(['product.created']);
+    const patched = json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.created'], description: 'Orders', status: 'disabled' }), 200, 'updateWebhookEndpoint').data;
+    expect(patched).toMatchObject({ events: ['order.created'], description: 'Orders', status: 'disabled', url: receiver.url });
+    expect(json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.shipped'] }), 422, 'updateWebhookEndpoint').errors?.[0].path).toBe('/events/0');
+    const other = await t.merchant();
+    expect(json(await other.op('GET', `/webhook-endpoints/${ep.id}`), 404, 'getWebhookEndpoint').code).toBe('not_found');
+  });
+});
+
+describe('in the portal', () => {
+  let hooks: Receiver;
+  beforeAll(async () => {
+    hooks = await startReceiver('/hooks');
+  });
+  afterAll(async () => hooks?.close());
+
+  it('edits URL, description, events and locations with the create rules, and deletes with its deliveries', async () => {
+    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/a', events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
+    const edited = portalJson(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] }), 200, 'PATCH /portal/api/webhook-endpoints/:id').data;
+    expect(edited).toMatchObject({ url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] });
+    const bad = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x', events: [], location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
+    expect(bad.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/events']);
+    const badUrl = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x' }), 422);
+    expect(badUrl.errors).toEqual([{ path: '/url', message: 'must be an http(s) URL', code: 'invalid_format' }]);
+    const badLoc = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
+    expect(badLoc.errors?.[0]).toMatchObject({ path: '/location_ids/0', code: 'unknown_id' });
+
+    portalJson(await call('POST', `/webhook-endpoints/${ep.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test');
+    const deleted = portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id').data;
+    expect(deleted.id).toBe(ep.id);
+    expect(problem(await call('GET', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
+    expect(await t.database.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', ep.id).execute()).toEqual([]);
+    expect(problem(await call('DELETE', `/webhook-endpoints/${ep.id}`), 404).code).toBe('not_found');
+  });
+
+  it('a delivery answered 500 then 200 shows both attempts with codes, excerpts and the exact signed request; health counts it', async () => {
+    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: hooks.url, events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
+    hooks.script.push({ status: 500, body: 'database is down' }, { status: 200, body: 'thanks' });
+    const placed = await placeOrder();
+    await worker.tick();
+    await expect.poll(async () => (await worker.tick(), hooks.received.length), { timeout: 10_000 }).toBe(2);
+    const [delivery] = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
+    expect(delivery).toMatchObject({ event_type: 'order.created', status: 'delivered', attempts: 2, last_status_code: 200, resent_from: null, last_error: null });
+    const detail = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries/:d').data;
+    expect(detail.attempts_log.map((a) => [a.attempt, a.status_code, a.response_excerpt, a.error])).toEqual([
+      [1, 500, 'database is down', null],
+      [2, 200, 'thanks', null],
+    ]);
+    for (const [i, a] of detail.attempts_log.entries()) {
+      const got = hooks.received[i];
+      expect(a.request!.body).toBe(got.raw);
+      expect(a.request!.url).toBe(hooks.url);
+      expect(a.request!.headers['x-service-webhook-signature']).toBe(got.headers['x-service-webhook-signature']);
+      const secret = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data.signing_secret;
+      expect(a.request!.headers['x-service-webhook-signature']).toBe(`v1=${sign(secret, Number(a.request!.headers['x-service-webhook-timestamp']), a.request!.body)}`);
+    }
+    expect(JSON.parse(detail.attempts_log[0].request!.body).data.object.id).toBe(placed.id);
+    const health = portalJson(await call('GET', `/webhook-endpoints/${ep.id}`), 200, 'GET /portal/api/webhook-endpoints/:id').data.health;
+    expect(health).toMatchObject({ deliveries_24h: 1, delivered_24h: 1, failed_24h: 0, success_rate: 1, last_failure: { delivery_id: delivery.id, status_code: 500, error: null, response_excerpt: 'database is down' } });
+
+    const resent = portalJson(await call('POST', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}/resend`), 200, 'POST /portal/api/webhook-endpoints/:id/deliveries/:d/resend').data;
+    expect(resent).toMatchObject({ event_id: delivery.event_id, resent_from: delivery.id, status: 'pending', attempts_log: [] });
+    expect(resent.id).not.toBe(delivery.id);
+    const log = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
+    expect(log.map((d: { id: string }) => d.id)).toEqual([resent.id, delivery.id]);
+    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
+  });
+
+  it('a DNS failure keeps its reason in the attempt, the log and the health line', async () => {
+    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: 'http://no-such-host.invalid/hooks', events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
+    await placeOrder();
+    await expect.poll(async () => (await worker.tick(), portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data[0]?.status), { timeout: 20_000 }).toBe('failed');
+    const [delivery] = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
+    expect(delivery.last_error).toMatch(/^getaddrinfo ENOTFOUND no-such-host\.invalid/);
+    const detail = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries/:d').data;
+    expect(detail.attempts_log).toHaveLength(3);
+    for (const a of detail.attempts_log) {
+      expect(a.status_code).toBeNull();
+      expect(a.error).toMatch(/ENOTFOUND no-such-host\.invalid/);
+      expect(a.request!.headers['x-service-webhook-event']).toBe('order.created');
+    }
+    const health = portalJson(await call('GET', `/webhook-endpoints/${ep.id}`), 200, 'GET /portal/api/webhook-endpoints/:id').data.health;
+    expect(health).toMatchObject({ deliveries_24h: 1, delivered_24h: 0, failed_24h: 1, success_rate: 0 });
+    expect(health.last_failure?.error).toMatch(/ENOTFOUND/);
+    const overview = portalJson(await call('GET', '/overview'), 200, 'GET /portal/api/overview').data;
+    expect(overview.failing_deliveries[0]).toMatchObject({ id: delivery.id, status: 'failed', endpoint: { id: ep.id, url: 'http://no-such-host.invalid/hooks' } });
+    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
+  }, 40_000);
+});
+
