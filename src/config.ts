@@ -135,7 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     webhookRetrySchedule: schedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS, false),
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
-    workerPollMs: integer('WORKER_POLL_MS', env.WORKER_POLL_MS, 500),
+    workerPollMs: integer('WORKER_POLL_MS', env.WORKER_POLL_MS, 5_000),
     webhookConcurrency: atLeast('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 100, 1),
     webhookEndpointConcurrency: atLeast('WEBHOOK_ENDPOINT_CONCURRENCY', env.WEBHOOK_ENDPOINT_CONCURRENCY, 10, 1),
     eventRetentionDays: atLeast('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30, 1),

@@ -11,6 +11,7 @@ import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrate, serverSecret } from './db/migrate.ts';
 import { isNewDatabase, seedDemo, type DemoCredentials } from './seed/demo.ts';
 import { webhookBacklog } from './events/backlog.ts';
+import { deliveryWake, type DeliveryWake } from './events/wake.ts';
 import { startWorker, type Worker } from './events/worker.ts';
 import { startRetention, type RetentionJob } from './maintenance/retention.ts';
 import { createLogger } from './logger.ts';
@@ -41,6 +42,7 @@ async function main() {
   // Handlers go in before anything is announced: a SIGTERM sent on seeing the URLs must find them.
   let app: FastifyInstance | null = null;
   let worker: Worker | null = null;
+  let wake: DeliveryWake | null = null;
   let retention: RetentionJob | null = null;
   let metricsServer: http.Server | null = null;
   let stopping = false;
@@ -52,6 +54,7 @@ async function main() {
     force.unref();
     await app?.close(); // stops accepting, lets in-flight requests finish
     await worker?.stop(); // lets in-flight deliveries finish
+    await wake?.close();
     await retention?.stop();
     metricsServer?.close();
     await handle.close();
@@ -73,7 +76,9 @@ async function main() {
     }
   }
   metricsServer = config.metricsPort !== null ? await serveMetrics(handle, config.metricsPort, config.host) : null;
-  worker = config.roles.includes('worker') ? startWorker(handle.db, config, log) : null;
+  // The worker is woken by each commit that adds deliveries (src/events/wake.ts); WORKER_POLL_MS is its safety net.
+  wake = config.roles.includes('worker') ? deliveryWake(handle, log) : null;
+  worker = wake ? startWorker(handle.db, config, log, { wake }) : null;
   retention = config.roles.includes('worker') ? startRetention(handle.db, config, log) : null;
 
   log.info({ roles: config.roles, database: handle.kind }, 'started');

@@ -14,6 +14,8 @@ export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   /** PostgreSQL only: the connection pool (its use is exported as metrics). */
   pool?: pg.Pool;
+  /** PGlite only: the embedded database (the webhook worker LISTENs on it, src/events/wake.ts). */
+  pglite?: PGlite;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export function pgliteDatabase(pglite: PGlite, release: () => void = () => {}, o
   return {
     db,
     kind: 'pglite',
+    pglite,
     async close() {
       await db.destroy();
       if (!pglite.closed) await pglite.close();

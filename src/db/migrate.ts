@@ -12,6 +12,7 @@ import * as portal from './migrations/0005_portal.ts';
 import * as retention from './migrations/0006_retention.ts';
 import * as eventFeed from './migrations/0007_event_feed.ts';
 import * as portalConsole from './migrations/0008_portal_console.ts';
+import * as deliveryWake from './migrations/0009_delivery_wake.ts';
 
 export const migrations: { name: string; statements: string[] }[] = [
   { name: '0001_foundation', statements: foundation.statements },
@@ -21,6 +22,7 @@ export const migrations: { name: string; statements: string[] }[] = [
   { name: '0006_retention', statements: retention.statements },
   { name: '0007_event_feed', statements: eventFeed.statements },
   { name: '0008_portal_console', statements: portalConsole.statements },
+  { name: '0009_delivery_wake', statements: deliveryWake.statements },
 ];
 
 export async function migrate(db: Database): Promise<string[]> {

@@ -7,6 +7,11 @@
 // posts in flight and the process at most WEBHOOK_CONCURRENCY, and the worker claims again as soon
 // as a slot frees, so a receiver that hangs until the timeout holds only its own slots and every
 // other endpoint keeps flowing.
+//
+// When to look: a committed delivery wakes the worker at once (src/events/wake.ts: NOTIFY on
+// PostgreSQL, PGlite's own LISTEN in process); a retry wakes it when it falls due (a timer of the
+// worker that scheduled it); the poll every WORKER_POLL_MS is only the safety net for what nothing
+// announces (another worker's expired lease, a notification lost with its connection).
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -15,6 +20,7 @@ import { eventEnvelope, type StoredEvent } from './envelope.ts';
 import { webhookAttempts, webhookLatency } from '../metrics.ts';
 import { signatureHeader } from './signer.ts';
 import { createTransport, type PostResult } from './transport.ts';
+import type { DeliveryWake } from './wake.ts';
 
 export interface Worker {
   stop(): Promise<void>;
@@ -92,7 +98,14 @@ export function webhookRequest(event: OutgoingEvent, endpoint: TargetEndpoint, n
   return { headers, body };
 }
 
-export function startWorker(db: Database, config: Config, log: Logger, options: { autoStart?: boolean } = {}): Worker {
+export interface WorkerOptions {
+  /** false: nothing runs until tick() (tests). */
+  autoStart?: boolean;
+  /** Wakes the worker when deliveries are committed; without it only the poll finds them. */
+  wake?: DeliveryWake;
+}
+
+export function startWorker(db: Database, config: Config, log: Logger, options: WorkerOptions = {}): Worker {
   const perEndpoint = config.webhookEndpointConcurrency;
   const globalCap = config.webhookConcurrency;
   const transport = createTransport({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls, connections: globalCap });
@@ -101,6 +114,9 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
   const autoStart = options.autoStart !== false;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
+  // The earliest retry this worker scheduled, and the timer that wakes it then.
+  let retryAt = Infinity;
+  let retryTimer: NodeJS.Timeout | null = null;
 
   // Posts in flight in this process, per endpoint and in all.
   const inFlight = new Map<string, number>();
@@ -201,6 +217,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
         await trx.updateTable('webhook_endpoints').set({ status: 'disabled', updated_at: sql`clock_timestamp()` }).where('id', '=', c.endpoint_id).execute();
       }
     });
+    if (status === 'pending' && autoStart) wakeAt(Date.now() + retryIn * 1000);
     webhookAttempts.inc({ outcome: status === 'pending' ? 'retrying' : status });
     if (ok) webhookLatency.observe((Date.now() - new Date(c.created_at).getTime()) / 1000);
     if (!ok) log.info({ delivery: c.id, attempt: c.attempts, status: r.statusCode, error: r.error, next: status }, 'webhook attempt failed');
@@ -272,18 +289,34 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
     return started - before;
   }
 
+  /** Claims again at `at` (a retry falling due), unless an earlier wake-up is already set. */
+  function wakeAt(at: number) {
+    if (stopped || at >= retryAt) return;
+    if (retryTimer) clearTimeout(retryTimer);
+    retryAt = at;
+    retryTimer = setTimeout(() => {
+      retryAt = Infinity;
+      retryTimer = null;
+      void kick();
+    }, Math.max(0, at - Date.now()) + 5);
+  }
+
   function schedule() {
     if (stopped) return;
     // kick() logs its own failures and never rejects, so the next poll is always scheduled.
     timer = setTimeout(() => void kick().then(schedule), config.workerPollMs);
   }
-  if (autoStart) schedule();
+  if (autoStart) {
+    schedule();
+    options.wake?.subscribe(() => void kick());
+  }
 
   return {
     tick,
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      if (retryTimer) clearTimeout(retryTimer);
       await filling;
       await Promise.allSettled([...posts]);
       await transport.close();
