@@ -56,6 +56,19 @@ interface Claimed {
   endpoint: TargetEndpoint;
 }
 
+/** A finished post waiting to be recorded. */
+interface Outcome {
+  c: Claimed;
+  r: PostResult;
+  sent: { headers: Record<string, string>; body: string };
+  status: 'delivered' | 'failed' | 'pending';
+  /** Seconds until the next attempt (pending only). */
+  retryIn: number | null;
+  gone: boolean;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
 interface ClaimRow {
   id: string;
   created_at: Date;
@@ -189,38 +202,86 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
     await settle(c, result, request);
   }
 
-  async function settle(c: Claimed, r: PostResult, sent: { headers: Record<string, string>; body: string }) {
+  /** Records one attempt; resolves once it is written (its slot stays taken until then). */
+  function settle(c: Claimed, r: PostResult, sent: { headers: Record<string, string>; body: string }): Promise<void> {
     const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
     const gone = r.statusCode === 410;
     const retryIndex = c.attempts - 1; // attempts already counts this one
     const retryIn = config.webhookRetrySchedule[retryIndex];
-    const status = ok ? 'delivered' : gone || retryIn === undefined ? 'failed' : 'pending';
-    await db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          status,
-          last_status_code: r.statusCode,
-          locked_until: null,
-          next_attempt_at: status === 'pending' ? sql<Date>`clock_timestamp() + ${`${retryIn} seconds`}::interval` : null,
-          updated_at: sql`clock_timestamp()`,
-        })
-        .where('id', '=', c.id)
-        .where('locked_until', '=', c.locked_until)
-        .returning('id')
-        .executeTakeFirst();
-      await trx
-        .insertInto('webhook_attempts')
-        .values({ merchant_id: c.merchant_id, delivery_id: c.id, attempt: c.attempts, status_code: r.statusCode, duration_ms: r.durationMs, response_excerpt: r.excerpt, error: r.error, request_headers: JSON.stringify(sent.headers), request_body: sent.body })
-        .execute();
-      if (gone && updated) {
-        await trx.updateTable('webhook_endpoints').set({ status: 'disabled', updated_at: sql`clock_timestamp()` }).where('id', '=', c.endpoint_id).execute();
-      }
+    const status: Outcome['status'] = ok ? 'delivered' : gone || retryIn === undefined ? 'failed' : 'pending';
+    return new Promise((resolve, reject) => {
+      outcomes.push({ c, r, sent, status, retryIn: status === 'pending' ? retryIn : null, gone, resolve, reject });
+      if (!recording) void recordOutcomes();
     });
-    if (status === 'pending' && autoStart) wakeAt(Date.now() + retryIn * 1000);
-    webhookAttempts.inc({ outcome: status === 'pending' ? 'retrying' : status });
-    if (ok) webhookLatency.observe((Date.now() - new Date(c.created_at).getTime()) / 1000);
-    if (!ok) log.info({ delivery: c.id, attempt: c.attempts, status: r.statusCode, error: r.error, next: status }, 'webhook attempt failed');
+  }
+
+  // Outcomes wait while one write is in flight and go together in the next: at a high rate one
+  // statement records many attempts, at a low rate each is written at once.
+  const outcomes: Outcome[] = [];
+  let recording = false;
+
+  async function recordOutcomes() {
+    recording = true;
+    while (outcomes.length > 0) {
+      const batch = outcomes.splice(0, 500);
+      try {
+        await record(batch);
+      } catch (err) {
+        // One bad row must not cost the others their record: write them one by one.
+        if (batch.length === 1) batch[0].reject(err);
+        else for (const o of batch) await record([o]).catch(o.reject);
+      }
+    }
+    recording = false;
+  }
+
+  /** One statement for the batch: settles each delivery still leased to us, logs every attempt, disables endpoints that answered 410. */
+  async function record(batch: Outcome[]) {
+    const rows = batch.map((o) => ({
+      id: o.c.id,
+      locked_until: o.c.locked_until,
+      merchant_id: o.c.merchant_id,
+      endpoint_id: o.c.endpoint_id,
+      attempt: o.c.attempts,
+      status: o.status,
+      status_code: o.r.statusCode,
+      retry_in: o.retryIn,
+      gone: o.gone,
+      duration_ms: Math.round(o.r.durationMs),
+      response_excerpt: o.r.excerpt,
+      error: o.r.error,
+      request_headers: o.sent.headers,
+      request_body: o.sent.body,
+    }));
+    await sql`
+      with outcome as (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as o(
+          id uuid, locked_until timestamptz, merchant_id uuid, endpoint_id uuid, attempt int, status text, status_code int,
+          retry_in double precision, gone boolean, duration_ms int, response_excerpt text, error text, request_headers jsonb, request_body text)
+      ), settled as (
+        update webhook_deliveries d
+           set status = o.status,
+               last_status_code = o.status_code,
+               locked_until = null,
+               next_attempt_at = case when o.status = 'pending' then clock_timestamp() + o.retry_in * interval '1 second' end,
+               updated_at = clock_timestamp()
+          from outcome o
+         where d.id = o.id and d.locked_until = o.locked_until
+        returning d.id
+      ), attempts as (
+        insert into webhook_attempts (merchant_id, delivery_id, attempt, status_code, duration_ms, response_excerpt, error, request_headers, request_body)
+        select merchant_id, id, attempt, status_code, duration_ms, response_excerpt, error, request_headers, request_body from outcome
+      )
+      update webhook_endpoints e
+         set status = 'disabled', updated_at = clock_timestamp()
+       where e.id in (select o.endpoint_id from outcome o join settled s on s.id = o.id where o.gone)`.execute(db);
+    for (const o of batch) {
+      if (o.retryIn !== null && autoStart) wakeAt(Date.now() + o.retryIn * 1000);
+      webhookAttempts.inc({ outcome: o.status === 'pending' ? 'retrying' : o.status });
+      if (o.status === 'delivered') webhookLatency.observe((Date.now() - new Date(o.c.created_at).getTime()) / 1000);
+      else log.info({ delivery: o.c.id, attempt: o.c.attempts, status: o.r.statusCode, error: o.r.error, next: o.status }, 'webhook attempt failed');
+      o.resolve();
+    }
   }
 
   /** Starts the claimed deliveries without waiting for them; a freed slot triggers the next claim. */
