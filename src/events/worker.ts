@@ -4,9 +4,10 @@
 // A worker that dies leaves its lease to expire; the delivery is then retried (at least once).
 //
 // Posts run concurrently and independently: each endpoint has at most WEBHOOK_ENDPOINT_CONCURRENCY
-// posts in flight and the process at most WEBHOOK_CONCURRENCY, and the worker claims again as soon
-// as a slot frees, so a receiver that hangs until the timeout holds only its own slots and every
-// other endpoint keeps flowing.
+// posts in flight and the process at most WEBHOOK_CONCURRENCY, so a receiver that hangs until the
+// timeout holds only its own slots and every other endpoint keeps flowing. The worker keeps up to
+// one more cap's worth of each endpoint claimed and waiting, so a freed slot starts the next post
+// at once (no claim round trip between posts) while the claim for the rows after runs beside it.
 //
 // When to look: a committed delivery wakes the worker at once (src/events/wake.ts: NOTIFY on
 // PostgreSQL, PGlite's own LISTEN in process); a retry wakes it when it falls due (a timer of the
@@ -122,7 +123,8 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
   const perEndpoint = config.webhookEndpointConcurrency;
   const globalCap = config.webhookConcurrency;
   const transport = createTransport({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivateUrls, connections: globalCap });
-  // Long enough for one post to finish or time out; a dead worker's deliveries come back after it.
+  // Long enough to wait for one post of the same endpoint and then make its own (each finishes or
+  // times out); a dead worker's deliveries come back after it.
   const leaseMs = 2 * config.webhookTimeoutMs + 5_000;
   const autoStart = options.autoStart !== false;
   let stopped = false;
@@ -133,15 +135,25 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
 
   // Posts in flight in this process, per endpoint and in all.
   const inFlight = new Map<string, number>();
+  let posting = 0;
+  // Claimed (leased) deliveries waiting for a slot of their endpoint, oldest first; at most one
+  // cap's worth per endpoint, so each waits at most one post.
+  const waiting = new Map<string, Claimed[]>();
+  let waitingCount = 0;
+  // Every post until its outcome is recorded (tick and stop wait for them).
   const posts = new Set<Promise<void>>();
   let started = 0;
+  const held = (endpointId: string) => (inFlight.get(endpointId) ?? 0) + (waiting.get(endpointId)?.length ?? 0);
 
   /**
-   * Claims up to `free` due deliveries, at most `perEndpoint - inFlight` of each endpoint (endpoints
-   * at their cap are skipped in the scan, so their backlog does not hide other endpoints' rows).
+   * Claims up to `free` due deliveries, at most 2 × perEndpoint of each endpoint held (posting or
+   * waiting; endpoints already holding that many are skipped in the scan, so their backlog does not
+   * hide other endpoints' rows).
    */
   async function claim(free: number): Promise<Claimed[]> {
-    const busy = JSON.stringify(Object.fromEntries(inFlight));
+    const endpoints = new Set([...inFlight.keys(), ...waiting.keys()]);
+    const busy = JSON.stringify(Object.fromEntries([...endpoints].map((id) => [id, held(id)])));
+    const maxHeld = 2 * perEndpoint;
     const scan = Math.min(free * 2 + 20, 500);
     // One statement (atomic without an explicit transaction): lock, lease, and return what to post.
     const { rows } = await sql<ClaimRow>`
@@ -155,7 +167,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
            and d2.next_attempt_at <= clock_timestamp()
            and (d2.locked_until is null or d2.locked_until < clock_timestamp())
            and e.status = 'enabled'
-           and d2.endpoint_id not in (select endpoint_id from busy where in_flight >= ${perEndpoint})
+           and d2.endpoint_id not in (select endpoint_id from busy where in_flight >= ${maxHeld})
          order by d2.next_attempt_at, d2.id
          limit ${scan}
          for update of d2 skip locked
@@ -163,7 +175,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
         select r.id
           from (select due.*, row_number() over (partition by due.endpoint_id order by due.next_attempt_at, due.id) as rn from due) r
           left join busy b on b.endpoint_id = r.endpoint_id
-         where r.rn <= ${perEndpoint} - coalesce(b.in_flight, 0)
+         where r.rn <= ${maxHeld} - coalesce(b.in_flight, 0)
          order by r.next_attempt_at, r.id
          limit ${free}
       )
@@ -195,10 +207,21 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
     }));
   }
 
-  /** Posts one claimed delivery and records the outcome. */
+  /** Posts one claimed delivery, frees its slot as soon as the answer is in, then records the outcome. */
   async function deliver(c: Claimed) {
-    const request = webhookRequest(c.event, c.endpoint);
-    const result = await transport.post(c.endpoint.url, request.headers, request.body);
+    let request: { headers: Record<string, string>; body: string };
+    let result: PostResult;
+    try {
+      request = webhookRequest(c.event, c.endpoint);
+      result = await transport.post(c.endpoint.url, request.headers, request.body);
+    } finally {
+      const n = (inFlight.get(c.endpoint_id) ?? 1) - 1;
+      if (n > 0) inFlight.set(c.endpoint_id, n);
+      else inFlight.delete(c.endpoint_id);
+      posting--;
+      startWaiting();
+      if (autoStart) void kick();
+    }
     await settle(c, result, request);
   }
 
@@ -284,22 +307,46 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
     }
   }
 
-  /** Starts the claimed deliveries without waiting for them; a freed slot triggers the next claim. */
+  /** Queues the claimed deliveries behind their endpoints' and starts what the caps allow. */
   function launch(claimed: Claimed[]) {
     for (const c of claimed) {
-      inFlight.set(c.endpoint_id, (inFlight.get(c.endpoint_id) ?? 0) + 1);
-      started++;
-      const post: Promise<void> = deliver(c)
-        .catch((err) => log.error({ err, delivery: c.id }, 'webhook delivery could not be settled; retried after its lease'))
-        .finally(() => {
-          const n = (inFlight.get(c.endpoint_id) ?? 1) - 1;
-          if (n > 0) inFlight.set(c.endpoint_id, n);
-          else inFlight.delete(c.endpoint_id);
-          posts.delete(post);
-          if (autoStart) void kick(); // fire and forget: kick() logs its own failures and never rejects
-        });
-      posts.add(post);
+      const queue = waiting.get(c.endpoint_id);
+      if (queue) queue.push(c);
+      else waiting.set(c.endpoint_id, [c]);
+      waitingCount++;
     }
+    startWaiting();
+  }
+
+  /** Starts waiting deliveries while their endpoint and the process have free slots (oldest endpoint queue first). */
+  function startWaiting() {
+    for (const [endpointId, queue] of waiting) {
+      if (stopped || posting >= globalCap) return;
+      while (queue.length > 0 && (inFlight.get(endpointId) ?? 0) < perEndpoint && posting < globalCap) {
+        const c = queue.shift()!;
+        waitingCount--;
+        // A lease too short for a whole post would let another worker post it too: let it expire instead.
+        if (new Date(c.locked_until).getTime() - Date.now() < config.webhookTimeoutMs + 1_000) continue;
+        inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
+        posting++;
+        started++;
+        const post: Promise<void> = deliver(c)
+          .catch((err) => log.error({ err, delivery: c.id }, 'webhook delivery could not be settled; retried after its lease'))
+          .finally(() => posts.delete(post));
+        posts.add(post);
+      }
+      if (queue.length === 0) waiting.delete(endpointId);
+    }
+  }
+
+  /** Gives back leases of deliveries claimed but never posted, so any worker can take them at once. */
+  async function release(rows: Claimed[]) {
+    if (rows.length === 0) return;
+    await sql`
+      update webhook_deliveries d
+         set locked_until = null, attempts = d.attempts - 1, updated_at = clock_timestamp()
+        from jsonb_to_recordset(${JSON.stringify(rows.map((c) => ({ id: c.id, locked_until: c.locked_until })))}::jsonb) as r(id uuid, locked_until timestamptz)
+       where d.id = r.id and d.locked_until = r.locked_until`.execute(db);
   }
 
   // One claim at a time per process; a kick while one runs asks for another pass after it.
@@ -309,7 +356,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
   /** Claims while there is room and something is due. */
   async function fill() {
     for (;;) {
-      const free = globalCap - posts.size;
+      const free = 2 * globalCap - posting - waitingCount;
       if (stopped || free <= 0) return;
       const claimed = await claim(free);
       if (claimed.length === 0) return;
@@ -379,6 +426,10 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
       if (timer) clearTimeout(timer);
       if (retryTimer) clearTimeout(retryTimer);
       await filling;
+      const unposted = [...waiting.values()].flat();
+      waiting.clear();
+      waitingCount = 0;
+      await release(unposted).catch((err) => log.warn({ err }, 'webhook worker could not give back unposted leases; they expire'));
       await Promise.allSettled([...posts]);
       await transport.close();
     },
