@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WAKE_APPLICATION_NAME } from '../src/events/wake.ts';
 import { onPostgres, OPERATOR_TOKEN, testDatabase, type TestDatabase } from './helpers.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
+import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 
 const DEADLINE_MS = 15_000; // far below the worker's 60 s poll
 const children: ChildProcess[] = [];
@@ -65,7 +65,7 @@ describe.runIf(onPostgres())('a worker process woken by commits of an API proces
     return json.data;
   };
   const createProduct = async (title: string) => (await call('/api/integrations/v1/products', { title }, key)).id as string;
-  const delivered = () => receiver.received.map((r) => r.body.data.object.id as string);
+  const delivered = () => receiver.received.map((r) => objectIdOf(r.body));
 
   /** The worker's LISTEN backend, once it is listening (waits up to the deadline). */
   async function listener(notPid?: number): Promise<number> {

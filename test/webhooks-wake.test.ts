@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryWake, type DeliveryWake } from '../src/events/wake.ts';
 import { startWorker, type Worker } from '../src/events/worker.ts';
 import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
+import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 
 const POLL_MS = 60_000;
 const DEADLINE_MS = 15_000; // far below the poll: only a wake-up can meet it
@@ -25,7 +25,7 @@ beforeAll(async () => {
   wake = deliveryWake(t.database, log);
   worker = startWorker(t.database.db, t.config, log, { wake });
   receiver = await startReceiver();
-  json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201);
+  json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201, 'createWebhookEndpoint');
 });
 afterAll(async () => {
   await worker?.stop();
@@ -39,28 +39,28 @@ describe('the worker is woken by commits', () => {
     // The first may be found by the listener's catch-up on connecting; the later ones only by a notification each.
     const ids: string[] = [];
     for (let i = 1; i <= 3; i++) {
-      ids.push(json(await t.api(key, 'POST', '/products', { title: `Woken ${i}` }), 201).data.id);
+      ids.push(json(await t.api(key, 'POST', '/products', { title: `Woken ${i}` }), 201, 'createProduct').data.id);
       await receiver.waitFor(i, DEADLINE_MS);
     }
-    expect(receiver.received.map((r) => r.body.data.object.id)).toEqual(ids);
+    expect(receiver.received.map((r) => objectIdOf(r.body))).toEqual(ids);
   });
 
   it('a write that rolls back wakes nobody and delivers nothing; the next commit is delivered', async () => {
     const before = receiver.received.length;
     const rejected = await t.api(key, 'POST', '/products', { title: 'Bad', variants: [{ sku: 'DUP', price: 1 }, { sku: 'DUP', price: 1 }] });
     expect(rejected.statusCode).toBe(422);
-    const product = json(await t.api(key, 'POST', '/products', { title: 'After the rollback' }), 201).data;
+    const product = json(await t.api(key, 'POST', '/products', { title: 'After the rollback' }), 201, 'createProduct').data;
     await receiver.waitFor(before + 1, DEADLINE_MS);
-    expect(receiver.received.slice(before).map((r) => r.body.data.object.id)).toEqual([product.id]);
+    expect(receiver.received.slice(before).map((r) => objectIdOf(r.body))).toEqual([product.id]);
   });
 
   it('a failed attempt is retried when its retry falls due, not at the next poll', async () => {
     const before = receiver.received.length;
     receiver.script.push({ status: 500 });
-    const product = json(await t.api(key, 'POST', '/products', { title: 'Retried' }), 201).data;
+    const product = json(await t.api(key, 'POST', '/products', { title: 'Retried' }), 201, 'createProduct').data;
     await receiver.waitFor(before + 2, DEADLINE_MS);
     const attempts = receiver.received.slice(before);
-    expect(attempts.map((r) => r.body.data.object.id)).toEqual([product.id, product.id]);
+    expect(attempts.map((r) => objectIdOf(r.body))).toEqual([product.id, product.id]);
     expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(1_000); // the schedule's 1 s
   });
 });
