@@ -77,7 +77,7 @@ function postgresListener(pool: pg.Pool, wake: () => void, log: Logger) {
       c.end().catch(() => {});
       if (closed) return;
       log.warn({ err: err ? { message: err.message, code: (err as { code?: string }).code } : undefined, retryInMs: backoffMs }, 'webhook wake connection lost; reconnecting');
-      retry = setTimeout(connect, backoffMs);
+      retry = setTimeout(() => void connect(), backoffMs); // connect() handles its own failures and never rejects
       backoffMs = Math.min(backoffMs * 2, 5_000);
     };
     c.on('error', onLost);
