@@ -1,7 +1,12 @@
-// The API request log's writer. The request path only pushes an entry onto an in-memory buffer;
-// a timer (or a full batch) writes the buffer with one multi-row INSERT, off the request path.
-// The buffer is bounded: when the database cannot keep up, new entries are dropped and counted
-// rather than growing memory without limit. close() writes what is left (graceful shutdown).
+// The API request log's writer. The request path only appends a few primitives to column arrays
+// (no per-request object survives it, nothing is parsed or awaited there); a timer (or a full
+// batch) writes the buffer off the request path as ONE statement per batch:
+//   insert into request_log (…) select * from unnest($1::uuid[], …, $11::double precision[])
+// eleven array parameters whatever the batch size, so neither side builds, sends or parses
+// thousands of parameters (a multi-row VALUES of 500 rows is 5,500 of them). The buffer is
+// bounded: when the database cannot keep up, new entries are dropped and counted rather than
+// growing memory without limit. close() writes what is left (graceful shutdown).
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import { makeStorable } from './validation.ts';
@@ -18,7 +23,8 @@ export interface RequestLogEntry {
   durationMs: number;
   /** The problem body as sent (errors only); parsed at write time. */
   problem: string | null;
-  at: Date;
+  /** When the request started (a Date, or epoch milliseconds). */
+  at: Date | number;
 }
 
 export interface RequestLogWriter {
@@ -41,41 +47,71 @@ export interface RequestLogOptions {
 const MAX_QUERY = 1000;
 const MAX_PROBLEM = 16_384;
 
+/** The buffer, column by column: what a request leaves behind is strings and numbers it already had. */
+class Columns {
+  merchantId: string[] = [];
+  apiKeyId: string[] = [];
+  requestId: string[] = [];
+  method: string[] = [];
+  url: string[] = [];
+  status: number[] = [];
+  errorCode: (string | null)[] = [];
+  durationMs: number[] = [];
+  problem: (string | null)[] = [];
+  at: number[] = [];
+  get length() {
+    return this.at.length;
+  }
+}
+
 export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error'>, options: RequestLogOptions): RequestLogWriter {
   const maxBuffered = options.maxBuffered ?? 20_000;
   const batchSize = options.batchSize ?? 500;
-  let buffer: RequestLogEntry[] = [];
+  let buffer = new Columns();
   let dropped = 0;
   let reportedDrops = 0;
   let writing: Promise<void> = Promise.resolve();
   let closed = false;
 
-  const row = (e: RequestLogEntry) => {
-    const q = e.url.indexOf('?');
-    return {
-      merchant_id: e.merchantId,
-      api_key_id: e.apiKeyId,
-      request_id: e.requestId,
-      method: e.method,
-      path: makeStorable((q === -1 ? e.url : e.url.slice(0, q)).slice(0, 2048)),
-      query: q === -1 ? null : makeStorable(e.url.slice(q + 1, q + 1 + MAX_QUERY)),
-      status: e.status,
-      error_code: e.errorCode,
-      duration_ms: Math.round(e.durationMs * 10) / 10,
-      problem: e.problem === null ? null : problemJson(e.problem),
-      created_at: e.at,
-    };
-  };
+  // Entries [from, to) of a taken buffer as the eleven column arrays of the INSERT.
+  function insert(c: Columns, from: number, to: number) {
+    const n = to - from;
+    const path = new Array<string>(n);
+    const query = new Array<string | null>(n);
+    const duration = new Array<number>(n);
+    const problem = new Array<string | null>(n);
+    const at = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const url = c.url[from + i];
+      const q = url.indexOf('?');
+      path[i] = makeStorable((q === -1 ? url : url.slice(0, q)).slice(0, 2048));
+      query[i] = q === -1 ? null : makeStorable(url.slice(q + 1, q + 1 + MAX_QUERY));
+      duration[i] = Math.round(c.durationMs[from + i] * 10) / 10;
+      const p = c.problem[from + i];
+      problem[i] = p === null ? null : problemJson(p);
+      at[i] = c.at[from + i] / 1000;
+    }
+    const cut = <T>(xs: T[]) => (from === 0 && to === xs.length ? xs : xs.slice(from, to));
+    return sql`insert into "request_log" (merchant_id, api_key_id, request_id, method, path, query, status, error_code, duration_ms, problem, created_at)
+      select m, k, r, me, p, q, s, e, d, pr::json, to_timestamp(t)
+        from unnest(${cut(c.merchantId)}::uuid[], ${cut(c.apiKeyId)}::uuid[], ${cut(c.requestId)}::uuid[], ${cut(c.method)}::text[],
+                    ${path}::text[], ${query}::text[], ${cut(c.status)}::int[], ${cut(c.errorCode)}::text[], ${duration}::float8[],
+                    ${problem}::text[], ${at}::float8[]) as u(m, k, r, me, p, q, s, e, d, pr, t)`.execute(db);
+  }
 
   async function writeBatches() {
     while (buffer.length) {
-      const batch = buffer.slice(0, batchSize);
-      buffer = buffer.slice(batch.length);
-      try {
-        await db.insertInto('request_log').values(batch.map(row)).execute();
-      } catch (err) {
-        // A log write must never take the API down; the lost entries are reported.
-        log.error({ err, entries: batch.length }, 'request log write failed; entries dropped');
+      // Take the whole buffer at once: entries recorded while we write go into a fresh one.
+      const taken = buffer;
+      buffer = new Columns();
+      for (let from = 0; from < taken.length; from += batchSize) {
+        const to = Math.min(from + batchSize, taken.length);
+        try {
+          await insert(taken, from, to);
+        } catch (err) {
+          // A log write must never take the API down; the lost entries are reported.
+          log.error({ err, entries: to - from }, 'request log write failed; entries dropped');
+        }
       }
     }
     if (dropped > reportedDrops) {
@@ -91,14 +127,24 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
   timer?.unref();
 
   return {
-    record(entry) {
+    record(e) {
       if (!options.enabled || closed) return;
-      if (buffer.length >= maxBuffered) {
+      const b = buffer;
+      if (b.length >= maxBuffered) {
         dropped++;
         return;
       }
-      buffer.push(entry);
-      if (buffer.length === batchSize) void flush();
+      b.merchantId.push(e.merchantId);
+      b.apiKeyId.push(e.apiKeyId);
+      b.requestId.push(e.requestId);
+      b.method.push(e.method);
+      b.url.push(e.url);
+      b.status.push(e.status);
+      b.errorCode.push(e.errorCode);
+      b.durationMs.push(e.durationMs);
+      b.problem.push(e.problem);
+      b.at.push(typeof e.at === 'number' ? e.at : e.at.getTime());
+      if (b.length === batchSize) void flush();
     },
     flush,
     async close() {
