@@ -56,6 +56,13 @@ async function order(locationId: string) {
   return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, customer: { name: 'Ada Lovelace', email: 'ada@example.com' }, line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder').data;
 }
 
+/**
+ * A condition that holds within a deadline (Vitest's own expect.poll gives up after 1 s, too short
+ * for a page that is still fetching on a loaded machine). Never a fixed sleep: it returns as soon
+ * as the condition holds.
+ */
+const until = <T>(read: () => T | Promise<T>, timeout = 15_000) => expect.poll(read, { timeout, interval: 100 });
+
 const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
 
 describe('portal in a browser', () => {
@@ -125,7 +132,7 @@ describe('portal in a browser', () => {
     await page.getByText('Give the key a label').waitFor();
     await page.getByText('Choose at least one scope.').waitFor();
     await page.getByText('Read orders, their line items and shipping addresses.').waitFor();
-    await expect.poll(() => page.locator('#scopes-help').textContent()).toBe(
+    await until(() => page.locator('#scopes-help').textContent()).toBe(
       'Give each system only what it needs. fulfillments.write includes fulfillments.create and fulfillments.tracking.write. inventory.write includes inventory.adjust. ',
     );
     await shot('04-key-form-errors');
@@ -133,7 +140,7 @@ describe('portal in a browser', () => {
     await page.getByLabel('Label').fill('x'.repeat(101));
     await page.getByRole('checkbox', { name: /^orders\.read/ }).check();
     await page.getByRole('button', { name: 'Create key' }).last().click();
-    await expect.poll(() => page.locator('#label-error').textContent()).toBe('Label is too long.');
+    await until(() => page.locator('#label-error').textContent()).toBe('Label is too long.');
     expect(await page.locator('#label-error').getAttribute('role')).toBe('alert');
     expectOnlyFailedLoads(422);
     await page.getByRole('checkbox', { name: /^orders\.read/ }).uncheck();
@@ -181,14 +188,14 @@ describe('portal in a browser', () => {
     await page.getByLabel('Find a request by its X-Request-Id').fill(requestId);
     await page.getByRole('button', { name: 'Find' }).click();
     const detail = page.getByRole('article', { name: 'Request details' });
-    await expect.poll(() => detail.locator('#detail-request-id').textContent()).toBe(requestId);
+    await until(() => detail.locator('#detail-request-id').textContent()).toBe(requestId);
     expect(JSON.parse((await detail.getByTestId('problem-body').textContent())!)).toEqual(problem);
     // Stored as sent: the same keys in the same order.
     expect(Object.keys(JSON.parse((await detail.getByTestId('problem-body').textContent())!))).toEqual(Object.keys(problem));
-    expect(await detail.getByText('Acme 3PL – Location 1').count()).toBe(1);
+    await until(() => detail.getByText('Acme 3PL – Location 1').count()).toBe(1);
     await shot('09-request-detail');
     await page.getByLabel('Status').selectOption('2xx');
-    await expect.poll(() => page.locator('table.requests tbody tr').count()).toBe(1);
+    await until(() => page.locator('table.requests tbody tr').count()).toBe(1);
     expect(await page.locator('table.requests tbody tr').first().textContent()).toContain('GET /api/integrations/v1/orders');
     await shot('10-request-log-filtered');
   }, 60_000);
@@ -203,7 +210,7 @@ describe('portal in a browser', () => {
     await page.getByRole('checkbox', { name: 'order.created' }).check();
     await page.getByRole('checkbox', { name: 'order.cancelled' }).check();
     await page.getByRole('button', { name: 'Add endpoint' }).last().click();
-    await expect.poll(() => page.locator('#url-error').textContent()).toBe('URL must be an http(s) URL.');
+    await until(() => page.locator('#url-error').textContent()).toBe('URL must be an http(s) URL.');
     expectOnlyFailedLoads(422);
     await page.getByLabel('URL').fill(receiver.url);
     await shot('12-endpoint-form');
@@ -213,7 +220,9 @@ describe('portal in a browser', () => {
     await page.getByText('No deliveries yet').waitFor();
 
     await page.getByRole('button', { name: 'Reveal' }).click();
-    await expect.poll(async () => page.getByTestId('signing-secret').textContent()).toMatch(/^whsec_/);
+    // The masked placeholder starts with whsec_ too: wait for the revealed one (and its Hide button).
+    await page.getByRole('button', { name: 'Hide' }).waitFor();
+    await until(() => page.getByTestId('signing-secret').textContent()).toMatch(/^whsec_[^•]+$/);
     const signingSecret = (await page.getByTestId('signing-secret').textContent())!;
     await page.getByRole('button', { name: 'Copy', exact: true }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
@@ -223,10 +232,10 @@ describe('portal in a browser', () => {
     receiver.script.push({ status: 500, body: 'warehouse database is down' }, { status: 200, body: 'ok, stored' });
     const placed = await order(m.locations[0]);
     const created = () => receiver.received.filter((r) => r.body?.type === 'order.created');
-    await expect.poll(() => created().length, { timeout: 15_000 }).toBe(2);
+    await until(() => created().length).toBe(2);
     const row = page.locator('tr[data-delivery]').filter({ hasText: 'order.created' });
     await row.getByText('delivered').waitFor();
-    expect(await row.getByRole('cell', { name: '200' }).count()).toBe(1);
+    await until(() => row.getByRole('cell', { name: '200' }).count()).toBe(1);
     await shot('14-delivery-log');
 
     await row.getByRole('link').click();
@@ -247,9 +256,9 @@ describe('portal in a browser', () => {
     await page.getByRole('link', { name: '← Endpoint and delivery log' }).click();
     await page.locator('tr[data-delivery]').filter({ hasText: 'order.created' }).getByRole('button', { name: 'Resend' }).click();
     await page.getByText(/^Delivery queued again as [0-9a-f]{8}\./).waitFor();
-    await expect.poll(() => created().length, { timeout: 15_000 }).toBe(3);
+    await until(() => created().length).toBe(3);
     expect(created()[2].body.id).toBe(created()[0].body.id);
-    await expect.poll(() => page.locator('tr[data-delivery]').filter({ hasText: 'order.created' }).count()).toBe(2);
+    await until(() => page.locator('tr[data-delivery]').filter({ hasText: 'order.created' }).count()).toBe(2);
     const rows = page.locator('tr[data-delivery]');
     const originalId = (await rows.nth(1).getAttribute('data-delivery'))!;
     await rows.first().getByText(`resend of ${originalId.slice(0, 8)}`).waitFor();
@@ -275,11 +284,11 @@ describe('portal in a browser', () => {
     // A new action replaces the message; leaving the page drops it.
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText('Test event queued.').waitFor();
-    expect(await page.getByText('Endpoint saved.').count()).toBe(0);
+    await until(() => page.getByText('Endpoint saved.').count()).toBe(0);
     await nav('Webhooks').click();
     await page.getByRole('link', { name: receiver.url }).click();
     await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
-    expect(await page.getByText('Test event queued.').count()).toBe(0);
+    await until(() => page.getByText('Test event queued.').count()).toBe(0);
   }, 60_000);
 
   it('shows a DNS failure with its reason, then deletes that endpoint after confirmation', async () => {
@@ -308,7 +317,7 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Delete endpoint' }).click();
     await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor();
     await page.getByRole('link', { name: receiver.url }).waitFor();
-    expect(await page.getByText('no-such-host.invalid').count()).toBe(0);
+    await until(() => page.getByText('no-such-host.invalid').count()).toBe(0);
     expect(json(await m.op('GET', '/webhook-endpoints'), 200, 'listWebhookEndpoints').data.map((e) => e.url)).toEqual([receiver.url]);
     await shot('21-webhooks-list');
   }, 60_000);
@@ -317,12 +326,13 @@ describe('portal in a browser', () => {
     await nav('Events').click();
     await page.getByRole('heading', { name: 'Events' }).waitFor();
     await page.getByLabel('Type').selectOption('order.created');
-    await expect.poll(() => page.locator('details.event').count()).toBe(3);
+    // The filtered list, not the unfiltered one still on screen while the filter loads.
+    await until(() => page.locator('details.event summary .chip').allTextContents()).toEqual(['order.created', 'order.created', 'order.created']);
     const newest = page.locator('details.event').first();
     await newest.locator('summary').click();
     // The order's delivery and its resend.
     await newest.getByRole('link', { name: receiver.url }).first().waitFor();
-    expect(await newest.getByRole('link', { name: receiver.url }).count()).toBe(2);
+    await until(() => newest.getByRole('link', { name: receiver.url }).count()).toBe(2);
     await newest.getByText('2 deliveries').waitFor();
     expect(await newest.locator('pre.code').textContent()).toContain('"order_number"');
     await shot('22-events');
@@ -330,8 +340,8 @@ describe('portal in a browser', () => {
     await nav('Overview').click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const counted = await t.database.db.selectFrom('request_log').select((eb) => [eb.fn.countAll<string>().as('n')]).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();
-    await expect.poll(() => page.getByTestId('requests-total').textContent()).toBe(String(counted.n));
-    expect(await page.getByTestId('requests-errors').textContent()).toBe('1');
+    await until(() => page.getByTestId('requests-total').textContent()).toBe(String(counted.n));
+    await until(() => page.getByTestId('requests-errors').textContent()).toBe('1');
     await page.getByText('Acme 3PL – Location 1').waitFor();
     await page.getByRole('img', { name: /Requests per hour over the last 24 hours/ }).waitFor();
     await page.getByText(/deliver(y|ies) in 24 h/).first().waitFor();
@@ -348,7 +358,7 @@ describe('portal in a browser', () => {
     await page.getByLabel('Find a request by its X-Request-Id').fill(denied.headers.get('x-request-id')!);
     await page.getByRole('button', { name: 'Find' }).click();
     const detail = page.getByRole('article', { name: 'Request details' });
-    await expect.poll(async () => JSON.parse((await detail.getByTestId('problem-body').textContent()) ?? '{}').code).toBe('insufficient_scope');
+    await until(async () => JSON.parse((await detail.getByTestId('problem-body').textContent()) ?? '{}').code).toBe('insufficient_scope');
     expect(await detail.isVisible()).toBe(true);
     // Nothing wider than the phone's screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

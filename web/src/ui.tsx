@@ -94,12 +94,18 @@ export function CodeBadge({ code }: { code: number | null }) {
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // Only the latest load may set the state: an answer to an earlier one (a filter since changed,
+  // a page since left) that arrives late is dropped rather than shown under the new filter.
+  const latest = useRef(0);
   const reload = useCallback(async () => {
+    const mine = ++latest.current;
     try {
-      setData(await load());
+      const loaded = await load();
+      if (mine !== latest.current) return;
+      setData(loaded);
       setError(null);
     } catch (err) {
-      setError(err);
+      if (mine === latest.current) setError(err);
     }
     // The caller's deps decide when to load again (as with useEffect), not this closure.
   }, deps);
