@@ -3,8 +3,9 @@
 import { sql } from 'kysely';
 import type { Ctx } from '../../http/context.ts';
 import { notFound } from '../../http/errors.ts';
-import { iso, isoOrNull } from '../../http/serialize.ts';
+import { iso } from '../../http/serialize.ts';
 import type { Attempt, DeliveryDetail, EndpointHealth, PortalDelivery } from './schemas.ts';
+import { presentDelivery } from './service.ts';
 
 /** Deliveries of the last 24 hours and the latest failed attempt, for each of the merchant's endpoints. */
 export async function endpointHealth(ctx: Ctx): Promise<Map<string, EndpointHealth>> {
@@ -65,20 +66,8 @@ function deliveryQuery(ctx: Ctx) {
 
 type DeliveryRow = Awaited<ReturnType<ReturnType<typeof deliveryQuery>['executeTakeFirstOrThrow']>>;
 
-function presentDelivery(d: DeliveryRow): PortalDelivery {
-  return {
-    id: d.id,
-    event_id: d.event_id,
-    event_type: d.event_type,
-    status: d.status,
-    attempts: d.attempts,
-    last_status_code: d.last_status_code,
-    next_attempt_at: d.status === 'pending' ? isoOrNull(d.next_attempt_at) : null,
-    created_at: iso(d.created_at),
-    updated_at: iso(d.updated_at),
-    resent_from: d.resent_from,
-    last_error: d.last_error ?? null,
-  };
+function presentPortalDelivery(d: DeliveryRow): PortalDelivery {
+  return { ...presentDelivery(d), resent_from: d.resent_from, last_error: d.last_error ?? null };
 }
 
 /** Newest first: the portal's delivery log. */
@@ -86,7 +75,7 @@ export async function deliveryLog(ctx: Ctx, endpointId: string, limit = 50): Pro
   const endpoint = await ctx.db.selectFrom('webhook_endpoints').select('id').where('merchant_id', '=', ctx.merchantId).where('id', '=', endpointId).executeTakeFirst();
   if (!endpoint) throw notFound('webhook endpoint');
   const rows = await deliveryQuery(ctx).where('d.endpoint_id', '=', endpointId).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
-  return rows.map(presentDelivery);
+  return rows.map(presentPortalDelivery);
 }
 
 export async function deliveryDetail(ctx: Ctx, endpointId: string, deliveryId: string): Promise<DeliveryDetail> {
@@ -100,7 +89,7 @@ export async function deliveryDetail(ctx: Ctx, endpointId: string, deliveryId: s
     .orderBy('attempt')
     .execute();
   return {
-    ...presentDelivery(d),
+    ...presentPortalDelivery(d),
     endpoint: { id: d.endpoint_id, url: d.endpoint_url },
     attempts_log: attempts.map(
       (a): Attempt => ({
@@ -126,5 +115,5 @@ export async function failingDeliveries(ctx: Ctx, limit = 10) {
     .orderBy('d.id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((d) => ({ ...presentDelivery(d), endpoint: { id: d.endpoint_id, url: d.endpoint_url } }));
+  return rows.map((d) => ({ ...presentPortalDelivery(d), endpoint: { id: d.endpoint_id, url: d.endpoint_url } }));
 }
