@@ -3,7 +3,7 @@
 // what the log adds to each request, to compare with what a request costs without it
 // (bench/request-log.ts prints that as "CPU per request"). Unlike latency, CPU time is barely
 // moved by other work on the machine, so this resolves small costs on a loaded machine.
-//   node bench/request-log-flush.ts     (PostgreSQL at 127.0.0.1:5432; a portal_flush_* database)
+//   ./node_modules/.bin/node bench/request-log-flush.ts     (PostgreSQL at 127.0.0.1:5432; a portal_flush_* database)
 // Settings: FLUSH_ROWS (default 330: one second of the list benchmark on a quiet machine), FLUSH_ROUNDS (default 40).
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
