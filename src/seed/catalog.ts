@@ -4,7 +4,7 @@ import type { DemoContext } from './context.ts';
 import { createProduct } from '../modules/products/service.ts';
 import { createCollection } from '../modules/collections/service.ts';
 import { createVideo } from '../modules/social-videos/service.ts';
-import { connectedSync } from '../modules/catalog/connected-sync.ts';
+import { connectedSync } from '../modules/connected-sync/service.ts';
 
 export async function seedCatalog(demo: DemoContext): Promise<void> {
   const { ctx, vendors, tags, images, locations } = demo;

@@ -1,6 +1,13 @@
 // Response and request schemas of the catalog resources (the OpenAPI document is built from them).
 import { Type } from 'typebox';
+import { PageQuery } from '../../http/paging.ts';
 import { Enum, Nullable, Timestamp, Uuid, component } from '../../http/schemas.ts';
+
+/** The query of every catalog and reference list: a page, optionally of rows updated after an instant. */
+export const ListQuery = Type.Object(
+  { limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor), updated_after: Type.Optional(PageQuery.updated_after) },
+  { additionalProperties: false },
+);
 
 export const Source = component('Source', Enum(['native', 'connected'], { description: 'native: written through this API; connected: synced from an external source, read-only' }));
 export const ReviewStatus = component('ReviewStatus', Enum(['not_submitted', 'in_review', 'approved', 'rejected'], { description: 'Review of native title/description changes: submit sets in_review; the operator approves or rejects.' }));
@@ -9,7 +16,9 @@ export const WeightUnit = component('WeightUnit', Enum(['g', 'kg', 'lb', 'oz']))
 export const Title = Type.String({ minLength: 1, maxLength: 255 });
 export const Description = Type.String({ maxLength: 65535 });
 export const IdList = (what: string, max = 250) => Type.Array(Uuid(), { maxItems: max, uniqueItems: true, description: `${what} ids of this merchant (full set)` });
-export const Money = (description: string) => Type.Number({ minimum: 0, maximum: 9999999999.99, description: `${description}; at most 2 decimals` });
+/** The largest amount numeric(12,2) keeps: the one maximum of catalog money (schema and moneyProblem). */
+export const MAX_MONEY = 9_999_999_999.99;
+export const Money = (description: string) => Type.Number({ minimum: 0, maximum: MAX_MONEY, description: `${description}; at most 2 decimals` });
 const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
 
 export const VariantFields = {

@@ -1,45 +1,18 @@
 // /collections: manual (native) and connected (manual or smart) collections.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { ctxOf, requireScope } from '../../http/context.ts';
-import { PageQuery, pageRequest } from '../../http/paging.ts';
-import { IdParams, Many, Nullable, One, CREATE_ERRORS, GET_ERRORS, LIST_ERRORS, UPDATE_ERRORS, Uuid, problems } from '../../http/schemas.ts';
-import { Collection, Description, IdList, Title } from '../catalog/schemas.ts';
+import { listRoute } from '../../http/paging.ts';
+import { IdParams, Many, One, CREATE_ERRORS, GET_ERRORS, LIST_ERRORS, UPDATE_ERRORS, problems } from '../../http/schemas.ts';
+import { Collection, ListQuery } from '../catalog/schemas.ts';
+import { CollectionCreate, CollectionPatch } from './schemas.ts';
 import { createCollection, getCollection, listCollections, updateCollection } from './service.ts';
 
-const strict = { additionalProperties: false } as const;
-const ListQuery = Type.Object({ limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor), updated_after: Type.Optional(PageQuery.updated_after) }, strict);
-
-const CollectionCreate = Type.Object(
-  {
-    title: Title,
-    description: Type.Optional(Nullable(Description)),
-    primary_image_asset_id: Type.Optional(Nullable(Uuid('A media asset of this merchant'))),
-    product_ids: Type.Optional(IdList('Product', 1000)),
-    tag_ids: Type.Optional(IdList('Tag')),
-    submit: Type.Optional(Type.Boolean({ description: 'Submit for review now; needs collections.submit' })),
-  },
-  strict,
-);
-const CollectionPatch = Type.Object(
-  {
-    title: Type.Optional(Title),
-    description: Type.Optional(Nullable(Description)),
-    product_ids: Type.Optional(IdList('Product', 1000)),
-    tag_ids: Type.Optional(IdList('Tag')),
-    submit: Type.Optional(Type.Boolean({ description: 'Submit for review; needs collections.submit' })),
-  },
-  strict,
-);
-
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
+  listRoute(
+    app,
     '/collections',
     { config: { scope: 'collections.read' }, schema: { operationId: 'listCollections', tags: ['Collections'], summary: 'List collections', querystring: ListQuery, response: { 200: Many(Collection, 'A page of collections.'), ...problems(...LIST_ERRORS) } } },
-    async (req) => {
-      const { items, meta } = await listCollections(ctxOf(req), pageRequest(app.secret, '/collections', req.query), req.query);
-      return { data: items, request_id: req.id, meta };
-    },
+    (req, page, query) => listCollections(ctxOf(req), page, query),
   );
   app.get(
     '/collections/:id',
@@ -52,7 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       if (req.body.submit) requireScope(req, 'collections.submit');
       const c = await createCollection(ctxOf(req), req.body);
-      reply.code(201).header('Location', `/api/integrations/v1/collections/${c.id}`);
+      reply.code(201).header('Location', `${app.prefix}/collections/${c.id}`);
       return { data: c, request_id: req.id };
     },
   );

@@ -1,34 +1,18 @@
 // /social-videos: videos linked to products and collections.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { ctxOf } from '../../http/context.ts';
-import { PageQuery, pageRequest } from '../../http/paging.ts';
-import { Enum, IdParams, Many, Nullable, One, CREATE_ERRORS, GET_ERRORS, LIST_ERRORS, UPDATE_ERRORS, Uuid, problems } from '../../http/schemas.ts';
-import { Description, IdList, SocialVideo, Title } from '../catalog/schemas.ts';
+import { listRoute } from '../../http/paging.ts';
+import { IdParams, Many, One, CREATE_ERRORS, GET_ERRORS, LIST_ERRORS, UPDATE_ERRORS, problems } from '../../http/schemas.ts';
+import { ListQuery, SocialVideo } from '../catalog/schemas.ts';
+import { VideoCreate, VideoPatch } from './schemas.ts';
 import { createVideo, getVideo, listVideos, updateVideo } from './service.ts';
 
-const strict = { additionalProperties: false } as const;
-const ListQuery = Type.Object({ limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor), updated_after: Type.Optional(PageQuery.updated_after) }, strict);
-const fields = {
-  description: Type.Optional(Nullable(Description)),
-  status: Type.Optional(Enum(['draft', 'published'], { description: 'Default draft' })),
-  video_url: Type.Optional(Nullable(Type.String({ format: 'uri', pattern: '^https://', maxLength: 2048, description: 'https URL; exactly one of video_url and video_asset_id' }))),
-  video_asset_id: Type.Optional(Nullable(Uuid('A video media asset of this merchant'))),
-  thumbnail_asset_id: Type.Optional(Nullable(Uuid('A media asset of this merchant'))),
-  product_ids: Type.Optional(IdList('Product')),
-  collection_ids: Type.Optional(IdList('Collection')),
-};
-const VideoCreate = Type.Object({ title: Title, ...fields }, strict);
-const VideoPatch = Type.Object({ title: Type.Optional(Title), ...fields }, strict);
-
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
+  listRoute(
+    app,
     '/social-videos',
     { config: { scope: 'social_videos.read' }, schema: { operationId: 'listSocialVideos', tags: ['Social videos'], summary: 'List social videos', querystring: ListQuery, response: { 200: Many(SocialVideo, 'A page of social videos.'), ...problems(...LIST_ERRORS) } } },
-    async (req) => {
-      const { items, meta } = await listVideos(ctxOf(req), pageRequest(app.secret, '/social-videos', req.query), req.query);
-      return { data: items, request_id: req.id, meta };
-    },
+    (req, page, query) => listVideos(ctxOf(req), page, query),
   );
   app.get(
     '/social-videos/:id',
@@ -40,7 +24,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     { config: { scope: 'social_videos.write' }, schema: { operationId: 'createSocialVideo', tags: ['Social videos'], summary: 'Create a native social video', body: VideoCreate, response: { 201: One(SocialVideo, 'The social video created.'), ...problems(...CREATE_ERRORS) } } },
     async (req, reply) => {
       const v = await createVideo(ctxOf(req), req.body);
-      reply.code(201).header('Location', `/api/integrations/v1/social-videos/${v.id}`);
+      reply.code(201).header('Location', `${app.prefix}/social-videos/${v.id}`);
       return { data: v, request_id: req.id };
     },
   );

@@ -1,0 +1,40 @@
+// Handles of products and collections: URL-safe, unique per merchant (-2, -3…), contract §6.
+import type { Database } from '../../db/database.ts';
+import type { Scope } from '../../db/scope.ts';
+import { selectHandles, underSavepoint, type HandleTable } from './queries.ts';
+
+/** "Blue Shirt!" → "blue-shirt". */
+export function slugify(text: string): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug.slice(0, 200).replace(/-+$/, '') || 'item';
+}
+
+/** The first free handle among base, base-2, base-3… for this merchant's products or collections. */
+export async function uniqueHandle(trx: Database, scope: Scope, table: HandleTable, wanted: string, exceptId?: string): Promise<string> {
+  const base = slugify(wanted);
+  const taken = await selectHandles(trx, scope, table, base, exceptId);
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+const handleTaken = (err: unknown) => {
+  const e = err as { code?: string; constraint?: string };
+  return e.code === '23505' && String(e.constraint ?? '').endsWith('_handle');
+};
+
+/** Insert with the first free handle; a concurrent insert taking it makes us try the next one. */
+export async function insertWithHandle<T>(trx: Database, scope: Scope, table: HandleTable, wanted: string, insert: (handle: string) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const handle = await uniqueHandle(trx, scope, table, wanted);
+    try {
+      return await underSavepoint(trx, () => insert(handle));
+    } catch (err) {
+      if (!handleTaken(err) || attempt > 5) throw err;
+    }
+  }
+}

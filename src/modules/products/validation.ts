@@ -1,0 +1,54 @@
+// The rules a variant set must keep before it is written: prices, SKUs unique in the request and
+// among the merchant's native variants, ids that belong to the product.
+import type { Database } from '../../db/database.ts';
+import type { Scope } from '../../db/scope.ts';
+import { AppError, invalidFields, type FieldError } from '../../http/errors.ts';
+import { moneyProblem } from '../catalog/common.ts';
+import { selectTakenSkus } from './queries.ts';
+import type { VariantInput } from './schemas.ts';
+
+export function variantProblems(variants: VariantInput[], requirePrice: (v: VariantInput) => boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  const skus = new Map<string, number>();
+  variants.forEach((v, i) => {
+    if (requirePrice(v) && v.price === undefined) errors.push({ path: `/variants/${i}/price`, message: 'is required', code: 'required' });
+    for (const field of ['price', 'compare_at_price'] as const) {
+      const p = moneyProblem(v[field], `/variants/${i}/${field}`);
+      if (p) errors.push(p);
+    }
+    if (v.sku) {
+      if (skus.has(v.sku)) errors.push({ path: `/variants/${i}/sku`, message: `repeats the SKU of /variants/${skus.get(v.sku)}`, code: 'duplicate' });
+      else skus.set(v.sku, i);
+    }
+  });
+  return errors;
+}
+
+/** Problems of variant ids in a PATCH: each must be one of the product's, listed once. */
+export function variantIdProblems(variants: VariantInput[], own: Set<string>): FieldError[] {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  variants.forEach((v, i) => {
+    if (v.id && (!own.has(v.id) || seen.has(v.id))) errors.push({ path: `/variants/${i}/id`, message: seen.has(v.id) ? 'is listed twice' : 'is not a variant of this product', code: 'unknown_id' });
+    if (v.id) seen.add(v.id);
+  });
+  return errors;
+}
+
+/** 422 for SKUs already used by another native variant of the merchant. */
+export async function checkSkusFree(trx: Database, scope: Scope, variants: VariantInput[], keptIds: string[]): Promise<void> {
+  const skus = variants.map((v) => v.sku).filter((s): s is string => !!s);
+  if (skus.length === 0) return;
+  const taken = await selectTakenSkus(trx, scope, skus, keptIds);
+  const errors: FieldError[] = [];
+  variants.forEach((v, i) => {
+    if (v.sku && taken.has(v.sku)) errors.push({ path: `/variants/${i}/sku`, message: `"${v.sku}" is already used by another variant`, code: 'taken' });
+  });
+  if (errors.length) throw invalidFields(errors);
+}
+
+/** A concurrent write took a SKU between the check and the insert: the same 422, without a row pointer. */
+export function skuTakenMeanwhile(err: unknown): AppError | null {
+  if ((err as { code?: string }).code !== '23505') return null;
+  return new AppError('validation_failed', 'A SKU is already used by another variant.', [{ path: '/variants', message: 'a SKU is already used by another variant', code: 'taken' }]);
+}

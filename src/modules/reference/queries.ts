@@ -1,0 +1,41 @@
+// Every statement on the reference data (locations, vendors, tags, media assets); each takes the
+// handle, then the scope.
+import type { Insertable, Updateable } from 'kysely';
+import type { Database } from '../../db/database.ts';
+import type { MediaAssetsTable } from '../../db/schema.ts';
+import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
+import { readPage, type PageRequest } from '../../http/paging.ts';
+import { now } from '../catalog/queries.ts';
+
+export type NamedTable = 'locations' | 'vendors' | 'tags';
+const namedColumns = ['id', 'name', 'created_at', 'updated_at'] as const;
+
+export function insertNamed(db: Database, scope: Scope, table: NamedTable, name: string) {
+  return db.insertInto(table).values({ merchant_id: scope.merchantId, name }).returning(namedColumns).executeTakeFirstOrThrow();
+}
+
+/** A page of locations, vendors or tags; a location-restricted scope sees only its own locations. */
+export function selectNamedPage(db: Database, scope: Scope, table: NamedTable, page: PageRequest, updatedAfter?: string) {
+  const q = db
+    .selectFrom(table)
+    .select(namedColumns)
+    .where(ofMerchant(table, scope))
+    .$if(table === 'locations', (w) => w.where(atVisibleLocation('locations.id', scope)));
+  return readPage(q, table, page, updatedAfter);
+}
+
+const assetColumns = ['id', 'url', 'kind', 'alt', 'source', 'source_name', 'external_id', 'created_at', 'updated_at'] as const;
+
+export type NewMediaAsset = Omit<Insertable<MediaAssetsTable>, 'merchant_id'>;
+
+export function insertMediaAsset(db: Database, scope: Scope, values: NewMediaAsset) {
+  return db.insertInto('media_assets').values({ ...values, merchant_id: scope.merchantId }).returning(assetColumns).executeTakeFirstOrThrow();
+}
+
+export async function updateMediaAsset(db: Database, scope: Scope, id: string, set: Updateable<MediaAssetsTable>): Promise<void> {
+  await db.updateTable('media_assets').set({ ...set, updated_at: now }).where(ofMerchant('media_assets', scope)).where('id', '=', id).execute();
+}
+
+export function selectMediaAssetPage(db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) {
+  return readPage(db.selectFrom('media_assets').select(assetColumns).where(ofMerchant('media_assets', scope)), 'media_assets', page, updatedAfter);
+}
