@@ -7,7 +7,7 @@ import { Collection, Product } from '../modules/catalog/schemas.ts';
 import { OP_WRITE, SyncResultSchema, tags } from './schemas.ts';
 import { SyncBody } from '../modules/connected-sync/schemas.ts';
 import { connectedSync } from '../modules/connected-sync/service.ts';
-import { reviewCollection } from '../modules/collections/service.ts';
+import { reviewCollection } from '../modules/collections/review.ts';
 import { reviewProduct } from '../modules/products/review.ts';
 
 const strict = { additionalProperties: false } as const;

@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { ofMerchant, type Scope } from '../../db/scope.ts';
+import { iso } from '../../http/serialize.ts';
 
 interface LinkKind {
   table: string;
@@ -59,4 +60,25 @@ export async function replaceLinks(trx: Database, scope: Scope, link: Link, owne
   if (ids.length === 0) return;
   const rows = ids.map((id, position) => sql`(${scope.merchantId}, ${ownerId}, ${id}, ${position})`);
   await sql`insert into ${sql.table(table)} (merchant_id, ${sql.ref(owner)}, ${sql.ref(target)}, position) values ${sql.join(rows)}`.execute(trx);
+}
+
+/** A record row as the API shows it: its columns, its link lists, ISO timestamps. */
+export function withLinks<R extends { created_at: Date; updated_at: Date }, L extends Record<string, string[]>>({ created_at, updated_at, ...columns }: R, links: L) {
+  return { ...columns, ...links, created_at: iso(created_at), updated_at: iso(updated_at) };
+}
+
+/** Rows as the API shows them with their link lists, named by field: `{ product_ids: 'collectionProducts', … }`. */
+export async function presentWithLinks<R extends { id: string; created_at: Date; updated_at: Date }, F extends string>(db: Database, scope: Scope, rows: R[], fields: Record<F, Link>) {
+  const named = Object.entries<Link>(fields);
+  const lists = await Promise.all(named.map(([, link]) => listLinks(db, scope, link, rows.map((r) => r.id))));
+  return rows.map((row) => {
+    const links: Record<string, string[]> = {};
+    named.forEach(([field], i) => (links[field] = lists[i].get(row.id) ?? []));
+    return withLinks(row, links as Record<F, string[]>);
+  });
+}
+
+/** Replace each link list given, in order; an undefined list is kept. */
+export async function replaceLinkSets(trx: Database, scope: Scope, ownerId: string, sets: [Link, string[] | undefined][]): Promise<void> {
+  for (const [link, ids] of sets) if (ids) await replaceLinks(trx, scope, link, ownerId, ids);
 }

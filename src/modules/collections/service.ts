@@ -8,7 +8,7 @@ import type { PageRequest } from '../../http/paging.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
-import { replaceLinks } from '../catalog/links.ts';
+import { replaceLinkSets } from '../catalog/links.ts';
 import { loadCollection, presentCollections, type Collection } from './presenter.ts';
 import { insertCollection, lockCollection, selectCollectionPage, updateCollectionRow } from './queries.ts';
 import type { CollectionCreate, CollectionPatch } from './schemas.ts';
@@ -28,8 +28,7 @@ export async function listCollections(ctx: Ctx, page: PageRequest, filters: { up
 
 /** Replace the product and tag lists given (an omitted list is kept). */
 export async function replaceCollectionLinks(trx: Database, scope: Scope, id: string, productIds?: string[], tagIds?: string[]) {
-  if (productIds) await replaceLinks(trx, scope, 'collectionProducts', id, productIds);
-  if (tagIds) await replaceLinks(trx, scope, 'collectionTags', id, tagIds);
+  await replaceLinkSets(trx, scope, id, [['collectionProducts', productIds], ['collectionTags', tagIds]]);
 }
 
 export async function emitCollection(trx: Database, scope: Scope, id: string, type: 'collection.created' | 'collection.updated') {
@@ -72,22 +71,6 @@ export async function updateCollection(ctx: Ctx, id: string, patch: CollectionPa
       ...(patch.description !== undefined && { pending_description: patch.description }),
       ...(patch.submit && { review_status: 'in_review' as const }),
     });
-    await emitCollection(trx, ctx, id, 'collection.updated');
-  });
-  return getCollection(ctx, id);
-}
-
-/** Operator review: approve makes pending values live; reject keeps them. */
-export async function reviewCollection(ctx: Ctx, id: string, decision: 'approve' | 'reject'): Promise<Collection> {
-  await inTransaction(ctx.db, async (trx) => {
-    const c = await lockCollection(trx, ctx, id);
-    if (!c) throw notFound('collection');
-    if (c.review_status !== 'in_review') throw new AppError('invalid_state', `The collection is ${c.review_status}, not in_review.`);
-    const set =
-      decision === 'approve'
-        ? { title: c.pending_title ?? c.title, description: c.pending_description ?? c.description, pending_title: null, pending_description: null, review_status: 'approved' as const }
-        : { review_status: 'rejected' as const };
-    await updateCollectionRow(trx, ctx, id, set);
     await emitCollection(trx, ctx, id, 'collection.updated');
   });
   return getCollection(ctx, id);

@@ -10,16 +10,6 @@ import { selectAssets, selectLevels, selectProducts, selectVariantsOf, type Prod
 
 export type Product = Static<typeof ProductSchema>;
 
-function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const row of rows) {
-    const list = out.get(key(row));
-    if (list) list.push(row);
-    else out.set(key(row), [row]);
-  }
-  return out;
-}
-
 export async function presentProducts(db: Database, scope: Scope, rows: ProductRow[]): Promise<Product[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
@@ -35,8 +25,8 @@ export async function presentProducts(db: Database, scope: Scope, rows: ProductR
     variantIds.length ? selectLevels(db, scope, variantIds) : Promise.resolve([]),
   ]);
   const assetById = new Map(assets.map((a) => [a.id, a]));
-  const variantsBy = groupBy(variants, (v) => v.product_id);
-  const levelsBy = groupBy(levels, (l) => l.variant_id);
+  const variantsBy = Map.groupBy(variants, (v) => v.product_id);
+  const levelsBy = Map.groupBy(levels, (l) => l.variant_id);
 
   return rows.map((p) => {
     const galleryIds = galleryBy.get(p.id) ?? [];

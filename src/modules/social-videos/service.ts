@@ -6,7 +6,7 @@ import { AppError, invalidFields, notFound } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
-import { replaceLinks } from '../catalog/links.ts';
+import { replaceLinkSets } from '../catalog/links.ts';
 import { loadVideo, presentVideos, type SocialVideo } from './presenter.ts';
 import { insertVideo, lockVideo, selectVideoPage, updateVideoRow } from './queries.ts';
 import type { VideoCreate, VideoPatch } from './schemas.ts';
@@ -26,8 +26,7 @@ export async function listVideos(ctx: Ctx, page: PageRequest, filters: { updated
 
 /** Replace the product and collection lists given (an omitted list is kept). */
 export async function replaceVideoLinks(trx: Database, scope: Scope, id: string, productIds?: string[], collectionIds?: string[]) {
-  if (productIds) await replaceLinks(trx, scope, 'videoProducts', id, productIds);
-  if (collectionIds) await replaceLinks(trx, scope, 'videoCollections', id, collectionIds);
+  await replaceLinkSets(trx, scope, id, [['videoProducts', productIds], ['videoCollections', collectionIds]]);
 }
 
 export async function emitVideo(trx: Database, scope: Scope, id: string, type: 'social_video.created' | 'social_video.updated') {

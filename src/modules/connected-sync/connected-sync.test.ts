@@ -1,6 +1,6 @@
-// Collections, social videos and connected records over HTTP.
+// Connected sync over HTTP: records from an external source beside native ones, read-only here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, problem, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -74,40 +74,5 @@ describe('connected records', () => {
     const res = json(await m.op('POST', '/connected-sync', { source_name: 'shopify', collections: [{ external_id: 'c-9', title: 'X', product_external_ids: ['nope'] }] }), 422, 'syncConnectedSource');
     expect(res.errors).toEqual([{ path: '/collections/0/product_external_ids/0', message: 'no product with external_id "nope" from shopify', code: 'unknown_id' }]);
     expect(json(await t.api(key, 'GET', '/collections'), 200, 'listCollections').data).toHaveLength(1);
-  });
-});
-
-describe('collections', () => {
-  it('creates a manual collection, pending edits, full-set links, review', async () => {
-    const res = await t.api(key, 'POST', '/collections', { title: 'Summer Picks', product_ids: [product.id], tag_ids: [tag] });
-    const c = json(res, 201, 'createCollection').data;
-    expect(res.headers.location).toBe(`/api/integrations/v1/collections/${c.id}`);
-    expect(c).toMatchObject({ source: 'native', kind: 'manual', handle: 'summer-picks', review_status: 'not_submitted', product_ids: [product.id], tag_ids: [tag] });
-    const patched = json(await t.api(key, 'PATCH', `/collections/${c.id}`, { title: 'Winter', product_ids: [], submit: true }), 200, 'updateCollection').data;
-    expect(patched).toMatchObject({ title: 'Summer Picks', pending_title: 'Winter', product_ids: [], tag_ids: [tag], review_status: 'in_review' });
-    const approved = json(await m.op('POST', `/collections/${c.id}/review`, { decision: 'approve' }), 200, 'reviewCollection').data;
-    expect(approved).toMatchObject({ title: 'Winter', pending_title: null, review_status: 'approved' });
-  });
-
-  it('refuses smart collections, other merchants\' products and submit without scope', async () => {
-    expect(json(await t.api(key, 'POST', '/collections', { title: 'S', kind: 'smart' }), 422, 'createCollection').errors).toEqual([{ path: '/kind', message: 'is not a known field', code: 'unknown_field' }]);
-    const other = await t.merchant();
-    const ok = await other.key(['products.write', 'collections.write']);
-    const theirs = json(await t.api(ok, 'POST', '/products', { title: 'Theirs' }), 201, 'createProduct').data.id;
-    expect(json(await t.api(key, 'POST', '/collections', { title: 'S', product_ids: [theirs] }), 422, 'createCollection').errors).toEqual([{ path: '/product_ids/0', message: 'is not a product of this merchant', code: 'unknown_id' }]);
-    expect(json(await t.api(ok, 'POST', '/collections', { title: 'S', submit: true }), 403, 'createCollection').code).toBe('insufficient_scope');
-    expect(json(await t.api(ok, 'PATCH', `/collections/${sync.collections.ids['c-1']}`, { title: 'x' }), 404, 'updateCollection').code).toBe('not_found');
-  });
-});
-
-describe('social videos', () => {
-  it('creates with exactly one video source and applies PATCHes at once', async () => {
-    const res = await t.api(key, 'POST', '/social-videos', { title: 'How to', video_url: 'https://videos.example.com/a.mp4', product_ids: [product.id] });
-    const v = json(res, 201, 'createSocialVideo').data;
-    expect(v).toMatchObject({ source: 'native', status: 'draft', video_url: 'https://videos.example.com/a.mp4', video_asset_id: null, product_ids: [product.id], collection_ids: [] });
-    const patched = json(await t.api(key, 'PATCH', `/social-videos/${v.id}`, { title: 'How to 2', status: 'published', product_ids: [] }), 200, 'updateSocialVideo').data;
-    expect(patched).toMatchObject({ title: 'How to 2', status: 'published', product_ids: [] });
-    expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x' }), 422, 'createSocialVideo').errors?.[0].code).toBe('one_of');
-    expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x', video_url: 'http://insecure.example.com/a.mp4' }), 422, 'createSocialVideo').errors?.[0].path).toBe('/video_url');
   });
 });

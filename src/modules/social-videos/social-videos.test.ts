@@ -1,0 +1,39 @@
+// /social-videos over HTTP: exactly one video source, PATCHes applied at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../../scripts/openapi.ts';
+import { json, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+let key: string;
+let product: { id: string };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  m = await t.merchant();
+  key = await m.key(['products.read', 'products.write', 'social_videos.read', 'social_videos.write']);
+  product = json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201, 'createProduct').data;
+});
+afterAll(() => t?.close());
+
+describe('social videos', () => {
+  it('creates with exactly one video source and applies PATCHes at once', async () => {
+    const res = await t.api(key, 'POST', '/social-videos', { title: 'How to', video_url: 'https://videos.example.com/a.mp4', product_ids: [product.id] });
+    const v = json(res, 201, 'createSocialVideo').data;
+    expect(v).toMatchObject({ source: 'native', status: 'draft', video_url: 'https://videos.example.com/a.mp4', video_asset_id: null, product_ids: [product.id], collection_ids: [] });
+    const patched = json(await t.api(key, 'PATCH', `/social-videos/${v.id}`, { title: 'How to 2', status: 'published', product_ids: [] }), 200, 'updateSocialVideo').data;
+    expect(patched).toMatchObject({ title: 'How to 2', status: 'published', product_ids: [] });
+    expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x' }), 422, 'createSocialVideo').errors?.[0].code).toBe('one_of');
+    expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x', video_url: 'http://insecure.example.com/a.mp4' }), 422, 'createSocialVideo').errors?.[0].path).toBe('/video_url');
+  });
+
+  it('the document states the rule: the create body is oneOf video_url / video_asset_id', async () => {
+    type Doc = { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { oneOf?: unknown[] } }> } }>> };
+    const doc = (await openApiDocument()) as Doc;
+    const schema = doc.paths['/api/integrations/v1/social-videos'].post.requestBody.content['application/json'].schema;
+    expect(schema.oneOf).toEqual([
+      { required: ['video_url'], properties: { video_url: { type: 'string', maxLength: 2048 } } },
+      { required: ['video_asset_id'], properties: { video_asset_id: { type: 'string', format: 'uuid' } } },
+    ]);
+  });
+});
