@@ -15,13 +15,14 @@ const fields = {
 };
 
 /**
- * Exactly one of `video_url` / `video_asset_id` (null counts as absent), for the OpenAPI document.
+ * Exactly one of `video_url` / `video_asset_id` given as a string (null counts as absent; both given
+ * match both branches, which oneOf refuses), for the OpenAPI document.
  * The service checks the same rule (oneSource) and answers 422 `one_of` at /video_url: letting the
  * validator enforce it would answer `required` errors per branch instead, so it is documented only.
  */
 const oneVideoSource = [
-  { required: ['video_url'], properties: { video_url: { type: 'string' }, video_asset_id: { type: 'null' } } },
-  { required: ['video_asset_id'], properties: { video_asset_id: { type: 'string' }, video_url: { type: 'null' } } },
+  { required: ['video_url'], properties: { video_url: { type: 'string', maxLength: 2048 } } },
+  { required: ['video_asset_id'], properties: { video_asset_id: { type: 'string', format: 'uuid' } } },
 ];
 
 export const VideoCreate = Type.Object({ title: Title, ...fields }, { ...strict, 'x-document-oneOf': oneVideoSource });
