@@ -1,6 +1,6 @@
 // /collections over HTTP: native manual collections, pending edits, full-set links, review.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

@@ -5,7 +5,6 @@ import { json, problem, startTestApp, type TestApp, type TestMerchant } from '..
 let t: TestApp;
 let m: TestMerchant;
 let key: string;
-let product: { id: string };
 let tag: string;
 let sync: any;
 
@@ -16,7 +15,8 @@ beforeAll(async () => {
   m = await t.merchant();
   key = await m.key(ALL);
   tag = json(await m.op('POST', '/tags', { name: 'sale' }), 201, 'createTag').data.id;
-  product = json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201, 'createProduct').data;
+  // A native product, listed beside the connected one.
+  json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201, 'createProduct');
   sync = json(await m.op('POST', '/connected-sync', {
     source_name: 'shopify',
     media_assets: [{ external_id: 'img-1', url: 'https://cdn.example.com/1.jpg', kind: 'image' }, { external_id: 'vid-1', url: 'https://cdn.example.com/1.mp4', kind: 'video' }],

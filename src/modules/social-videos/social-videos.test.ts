@@ -1,7 +1,7 @@
 // /social-videos over HTTP: exactly one video source, PATCHes applied at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../../scripts/openapi.ts';
-import { json, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
