@@ -42,7 +42,7 @@ export function listen(pool: pg.Pool, options: ListenOptions, log: Pick<Logger, 
       c.end().catch(() => {});
       if (closed) return;
       log.warn({ err: err ? { message: err.message, code: (err as { code?: string }).code } : undefined, channels: options.channels, retryInMs: backoffMs }, 'LISTEN connection lost; reconnecting');
-      retry = setTimeout(connect, backoffMs);
+      retry = setTimeout(() => void connect(), backoffMs);
       backoffMs = Math.min(backoffMs * 2, 5_000);
     };
     c.on('error', onLost);

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../events/signer.ts';
 import { startWorker, type Worker } from '../../events/worker.ts';
-import { json, portalJson, problem, startTestApp, type Problem, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../../test/receiver.ts';
 import { verify } from '../../../test/webhook-signature.ts';
 
