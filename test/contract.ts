@@ -4,14 +4,28 @@
 // and the required headers are there. Any drift between the server and its documents fails CI.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { OpenApiDocument } from '../src/openapi/document.ts';
 import { openApiDocuments } from '../scripts/openapi.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-type Json = any;
+
+// The parts of an OpenAPI 3.1 document the checks read (a `$ref` stands in for any of them).
+type JsonObject = { [key: string]: unknown };
+type Ref = { $ref: string };
+interface Media { schema: JsonObject }
+interface HeaderObject { required?: boolean }
+interface ResponseObject { headers?: Record<string, HeaderObject | Ref>; content?: Record<string, Media> }
+interface Parameter { in: string; name: string; required?: boolean }
+interface Operation { operationId?: string; responses: Record<string, ResponseObject | Ref>; parameters?: (Parameter | Ref)[]; requestBody?: { content: Record<string, Media> } }
+interface Document {
+  paths: Record<string, Record<string, Operation | undefined> | undefined>;
+  components: Record<string, Record<string, unknown>>;
+  webhooks?: Record<string, { post?: Operation } | undefined>;
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 interface Contract {
-  docs: OpenApiDocument[];
+  docs: Document[];
   ajv: Ajv2020;
   validators: Map<string, ValidateFunction>;
 }
@@ -25,7 +39,7 @@ function load(): Promise<Contract> {
     const { integration, platform } = await openApiDocuments();
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(ajv);
-    const docs = [integration, platform].map((d, i) => closeObjects(structuredClone(d), `doc${i}`));
+    const docs = [integration, platform].map((d: Document, i) => closeObjects(structuredClone(d), `doc${i}`));
     docs.forEach((d, i) => ajv.addSchema({ $id: `doc${i}`, components: d.components }, `doc${i}`));
     loaded = { docs, ajv, validators: new Map() };
     return loaded;
@@ -38,20 +52,20 @@ function load(): Promise<Contract> {
  * not carry undocumented fields). `unevaluatedProperties` looks through allOf and $ref, so a part
  * of an allOf is left open and the schema holding the allOf is closed instead.
  */
-function closeObjects(doc: Json, id: string): Json {
-  const visit = (node: Json, inAllOf: boolean) => {
+function closeObjects(doc: Document, id: string): Document {
+  const visit = (node: unknown, inAllOf: boolean): void => {
     if (Array.isArray(node)) return node.forEach((n) => visit(n, inAllOf));
-    if (!node || typeof node !== 'object') return;
+    if (!isObject(node)) return;
     if (typeof node.$ref === 'string' && node.$ref.startsWith('#/')) node.$ref = `${id}${node.$ref}`;
     if (!inAllOf && (node.properties || node.allOf) && node.additionalProperties === undefined) node.unevaluatedProperties = false;
     for (const [k, v] of Object.entries(node)) visit(v, k === 'allOf');
   };
   visit(doc.components, false);
-  for (const item of Object.values<Json>({ ...doc.paths, ...(doc.webhooks ?? {}) })) visit(item, false);
+  for (const item of Object.values({ ...doc.paths, ...(doc.webhooks ?? {}) })) visit(item, false);
   return doc;
 }
 
-function validator(c: Contract, key: string, schema: Json): ValidateFunction {
+function validator(c: Contract, key: string, schema: JsonObject): ValidateFunction {
   let v = c.validators.get(key);
   if (!v) {
     v = c.ajv.compile(schema);
@@ -60,10 +74,14 @@ function validator(c: Contract, key: string, schema: Json): ValidateFunction {
   return v;
 }
 
-const deref = (doc: Json, node: Json) => {
-  const m = typeof node?.$ref === 'string' ? /#\/components\/(\w+)\/(.+)$/.exec(node.$ref) : null;
-  return m ? doc.components[m[1]][m[2]] : node;
-};
+/** A component a `$ref` points at (in this document), or the node itself. */
+function deref<T>(doc: Document, node: T | Ref): T;
+function deref<T>(doc: Document, node: T | Ref | undefined): T | undefined;
+function deref<T>(doc: Document, node: T | Ref | undefined): T | undefined {
+  const ref = isObject(node) && typeof node.$ref === 'string' ? node.$ref : null;
+  const m = ref ? /#\/components\/(\w+)\/(.+)$/.exec(ref) : null;
+  return m ? (doc.components[m[1]]?.[m[2]] as T | undefined) : (node as T | undefined);
+}
 
 export interface ObservedResponse {
   method: string;
@@ -82,12 +100,12 @@ export async function responseViolations(r: ObservedResponse): Promise<string[]>
   if (docIndex < 0) return [];
   const doc = c.docs[docIndex];
   const where = `${r.method} ${path} → ${r.status}`;
-  const op = doc.paths[path][r.method.toLowerCase()];
+  const op = doc.paths[path]?.[r.method.toLowerCase()];
   if (!op) return [];
   const response = deref(doc, op.responses[String(r.status)] ?? op.responses.default);
   if (!response) return [`${where}: status ${r.status} is not documented (documented: ${Object.keys(op.responses).join(', ')})`];
   const out: string[] = [];
-  for (const [name, h] of Object.entries<Json>(response.headers ?? {})) {
+  for (const [name, h] of Object.entries(response.headers ?? {})) {
     if (deref(doc, h).required && r.headers[name.toLowerCase()] === undefined) out.push(`${where}: required header ${name} is missing`);
   }
   const media = Object.keys(response.content ?? {});
@@ -100,7 +118,7 @@ export async function responseViolations(r: ObservedResponse): Promise<string[]>
   } catch {
     return [...out, `${where}: the body is not JSON`];
   }
-  const validate = validator(c, `${docIndex} ${where} ${type}`, { ...response.content[type].schema, $schema: undefined });
+  const validate = validator(c, `${docIndex} ${where} ${type}`, { ...response.content?.[type].schema, $schema: undefined });
   if (!validate(body)) out.push(`${where}: the body does not match the document: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`);
   return out;
 }
@@ -109,21 +127,23 @@ export async function responseViolations(r: ObservedResponse): Promise<string[]>
 export async function webhookViolations(headers: Record<string, unknown>, raw: string): Promise<string[]> {
   const c = await load();
   const doc = c.docs[0];
-  let body: Json;
+  let body: unknown;
   try {
     body = JSON.parse(raw);
   } catch {
     return ['webhook: the body is not JSON'];
   }
-  const op = doc.webhooks?.[body?.type]?.post;
-  if (!op) return [`webhook: event type ${String(body?.type)} is not in the document's webhooks`];
+  const type = isObject(body) ? String(body.type) : String(body);
+  const op = doc.webhooks?.[type]?.post;
+  const schema = op?.requestBody?.content['application/json']?.schema;
+  if (!op || !schema) return [`webhook: event type ${type} is not in the document's webhooks`];
   const out: string[] = [];
   for (const p of op.parameters ?? []) {
     const param = deref(doc, p);
-    if (param.in === 'header' && param.required && headers[param.name.toLowerCase()] === undefined) out.push(`webhook ${body.type}: header ${param.name} is missing`);
+    if (param.in === 'header' && param.required && headers[param.name.toLowerCase()] === undefined) out.push(`webhook ${type}: header ${param.name} is missing`);
   }
-  const validate = validator(c, `webhook ${body.type}`, op.requestBody.content['application/json'].schema);
-  if (!validate(body)) out.push(`webhook ${body.type}: the body does not match the document: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`);
+  const validate = validator(c, `webhook ${type}`, schema);
+  if (!validate(body)) out.push(`webhook ${type}: the body does not match the document: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`);
   return out;
 }
 
@@ -146,8 +166,8 @@ export function operationOf(method: string, route: string): { operationId: strin
 export function statusesOf(operationId: string): number[] {
   if (!loaded) throw new Error('statusesOf() before preloadContract()');
   for (const doc of loaded.docs)
-    for (const item of Object.values<Json>(doc.paths))
-      for (const op of Object.values<Json>(item)) if (op?.operationId === operationId) return Object.keys(op.responses).filter((k) => /^\d+$/.test(k)).map(Number);
+    for (const item of Object.values(doc.paths))
+      for (const op of Object.values(item ?? {})) if (op?.operationId === operationId) return Object.keys(op.responses).filter((k) => /^\d+$/.test(k)).map(Number);
   return [];
 }
 

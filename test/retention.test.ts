@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { startWorker } from '../src/events/worker.ts';
 import { purgeExpired, retentionSteps, startRetention } from '../src/maintenance/retention.ts';
-import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, startTestApp, type ResponseBody, type TestApp, type TestMerchant } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 let t: TestApp;
@@ -35,7 +35,7 @@ describe('retention job', () => {
     const db = t.database.db;
     const key = await m.key(['products.write', 'products.read', 'inventory.adjust']);
     const ep = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201, 'createWebhookEndpoint').data;
-    const products: any[] = [];
+    const products: ResponseBody<'createProduct', 201>['data'][] = [];
     for (let i = 0; i < 4; i++) products.push(json(await t.api(key, 'POST', '/products', { title: `P${i}`, variants: [{ sku: `RET-${i}`, price: 1 }] }), 201, 'createProduct').data);
     // Two events no endpoint subscribes to: no delivery references them.
     await t.api(key, 'PATCH', `/products/${products[0].id}`, { title: 'Renamed 0' });
@@ -46,7 +46,7 @@ describe('retention job', () => {
 
     const deliveries = await db.selectFrom('webhook_deliveries as d').innerJoin('events as e', 'e.id', 'd.event_id')
       .select(['d.id', 'd.event_id', 'e.payload']).where('d.endpoint_id', '=', ep.id).execute();
-    const byProduct = (i: number) => deliveries.find((d) => (d.payload as any).object.id === products[i].id)!;
+    const byProduct = (i: number) => deliveries.find((d) => (d.payload as { object: { id: string } }).object.id === products[i].id)!;
     const [d0, d1, d2, d3] = [0, 1, 2, 3].map(byProduct);
     const updates = await db.selectFrom('events').select('id').where('merchant_id', '=', m.id).where('type', '=', 'product.updated').orderBy('created_at').execute();
     expect(updates).toHaveLength(2);

@@ -86,7 +86,7 @@ describe('delivery', () => {
     const [d] = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data;
     expect(d).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200 });
     const attempts = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries/${d.id}/attempts`), 200, 'listWebhookAttempts').data;
-    expect(attempts.map((a: any) => [a.attempt, a.status_code, a.response_excerpt])).toEqual([[1, 500, 'boom'], [2, 503, 'answer 503'], [3, 200, 'answer 200']]);
+    expect(attempts.map((a) => [a.attempt, a.status_code, a.response_excerpt])).toEqual([[1, 500, 'boom'], [2, 503, 'answer 503'], [3, 200, 'answer 200']]);
   });
 
   it('after the schedule runs out the delivery is failed', async () => {
@@ -109,7 +109,7 @@ describe('delivery', () => {
     await worker.tick();
     expect(receiver.received).toHaveLength(1);
     const list = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data;
-    expect(list.map((d: any) => [d.status, d.last_status_code])).toEqual([['failed', 410]]);
+    expect(list.map((d) => [d.status, d.last_status_code])).toEqual([['failed', 410]]);
   });
 
   it('does not follow redirects, and times out slow receivers', async () => {

@@ -1,12 +1,12 @@
 // Connected sync over HTTP: records from an external source beside native ones, read-only here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, problem, startTestApp, type ResponseBody, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
 let key: string;
 let tag: string;
-let sync: any;
+let sync: ResponseBody<'syncConnectedSource', 200>['data'];
 
 const ALL = ['products.read', 'products.write', 'products.submit', 'collections.read', 'collections.write', 'collections.submit', 'social_videos.read', 'social_videos.write'];
 
@@ -36,15 +36,15 @@ describe('connected records', () => {
     const p = json(await t.api(key, 'GET', `/products/${sync.products.ids['p-1']}`), 200, 'getProduct').data;
     expect(p).toMatchObject({ source: 'connected', source_name: 'shopify', external_id: 'p-1', title: 'Synced Tee', handle: 'synced-tee', status: 'active', tag_ids: [tag], primary_image_asset_id: sync.media_assets.ids['img-1'] });
     // A connected variant may repeat a native SKU.
-    expect(p.variants.map((v: any) => [v.external_id, v.sku, v.price, v.media_asset_id])).toEqual([['v-1', 'TEE', 12.5, sync.media_assets.ids['img-1']], ['v-2', 'TEE-2', 13, null]]);
+    expect(p.variants.map((v) => [v.external_id, v.sku, v.price, v.media_asset_id])).toEqual([['v-1', 'TEE', 12.5, sync.media_assets.ids['img-1']], ['v-2', 'TEE-2', 13, null]]);
     const list = json(await t.api(key, 'GET', '/products'), 200, 'listProducts').data;
-    expect(list.map((x: any) => x.source).sort()).toEqual(['connected', 'native']);
+    expect(list.map((x) => x.source).sort()).toEqual(['connected', 'native']);
     const c = json(await t.api(key, 'GET', `/collections/${sync.collections.ids['c-1']}`), 200, 'getCollection').data;
     expect(c).toMatchObject({ kind: 'smart', source: 'connected', product_ids: [p.id] });
     const v = json(await t.api(key, 'GET', `/social-videos/${sync.social_videos.ids['s-1']}`), 200, 'getSocialVideo').data;
     expect(v).toMatchObject({ source: 'connected', video_asset_id: sync.media_assets.ids['vid-1'], product_ids: [p.id], collection_ids: [c.id], status: 'published' });
     const assets = json(await t.api(key, 'GET', '/media-assets'), 200, 'listMediaAssets').data;
-    expect(assets.filter((a: any) => a.source === 'connected').map((a: any) => a.external_id).sort()).toEqual(['img-1', 'vid-1']);
+    expect(assets.filter((a) => a.source === 'connected').map((a) => a.external_id).sort()).toEqual(['img-1', 'vid-1']);
   });
 
   it('a second sync updates in place and drops variants no longer sent', async () => {
@@ -52,7 +52,7 @@ describe('connected records', () => {
     expect(again.products).toEqual({ created: 0, updated: 1, ids: { 'p-1': sync.products.ids['p-1'] } });
     const p = json(await t.api(key, 'GET', `/products/${sync.products.ids['p-1']}`), 200, 'getProduct').data;
     expect(p.title).toBe('Synced Tee 2');
-    expect(p.variants.map((v: any) => [v.external_id, v.price])).toEqual([['v-2', 14]]);
+    expect(p.variants.map((v) => [v.external_id, v.price])).toEqual([['v-2', 14]]);
   });
 
   it('PATCH of any connected record is 409 read_only_record and leaves it byte-identical', async () => {
