@@ -86,7 +86,7 @@ async function idempotentWrite(
 ): Promise<unknown> {
   const key = parseKey(req.headers['idempotency-key']);
   const run = (trx: Database) => {
-    if (req.validationError) throw validationProblem(req.validationError as never);
+    if (req.validationError) throw validationProblem(req.validationError);
     return write(trx);
   };
   if (key === null) {
