@@ -4,55 +4,44 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
+import { presentFulfillment, type FulfillmentItemJson } from '../orders/records/present.ts';
+import { fulfillmentRecords } from '../orders/records/queries.ts';
+import type { Fulfillment } from '../orders/records/schemas.ts';
 import type { FulfillmentFilters, TrackingInput } from './schemas.ts';
 
-/** One page of fulfillment positions, limited to the caller's locations. */
-export function selectFulfillmentPage(db: Database, scope: Scope, page: PageRequest, f: FulfillmentFilters) {
-  let q = db
-    .selectFrom('fulfillments')
-    .select(['id', 'updated_at'])
-    .where(ofMerchant('fulfillments', scope))
-    .where(atVisibleLocation('fulfillments.fulfillment_location_id', scope));
-  if (f.status) q = q.where('status', '=', f.status);
-  return readPage(q, 'fulfillments', page, f.updated_after);
+/** One page of fulfillments as the API shows them, limited to the caller's locations: one statement. */
+export async function selectFulfillmentPage(db: Database, scope: Scope, page: PageRequest, f: FulfillmentFilters) {
+  let q = fulfillmentRecords(db, scope).where(atVisibleLocation('fulfillments.fulfillment_location_id', scope));
+  if (f.status) q = q.where('fulfillments.status', '=', f.status);
+  const { items, meta } = await readPage(q, 'fulfillments', page, f.updated_after);
+  return { items: items.map(presentFulfillment), meta };
 }
 
+/** The fulfillment and all its items in one statement; answers it as the API shows it. */
 export async function insertFulfillment(
   trx: Database,
   scope: Scope,
-  f: { orderId: string; locationId: string; carrierName: string | null; serviceLevel: string | null; items: [lineItemId: string, quantity: number][] },
-): Promise<string> {
-  const { id } = await trx
-    .insertInto('fulfillments')
-    .values({
-      merchant_id: scope.merchantId,
-      order_id: f.orderId,
-      fulfillment_location_id: f.locationId,
-      carrier_name: f.carrierName,
-      service_level: f.serviceLevel,
-      tracking_number: null,
-      tracking_url: null,
-      tracking_carrier_name: null,
-      tracking_service_level: null,
-    })
-    .returning(['id'])
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('fulfillment_items')
-    .values(f.items.map(([lineItemId, quantity], position) => ({ merchant_id: scope.merchantId, fulfillment_id: id, line_item_id: lineItemId, position, quantity })))
-    .execute();
-  return id;
+  f: { orderId: string; locationId: string; carrierName: string | null; serviceLevel: string | null; items: FulfillmentItemJson[] },
+): Promise<Fulfillment> {
+  const items = JSON.stringify(f.items.map((it, position) => ({ ...it, position })));
+  const { rows } = await sql<Parameters<typeof presentFulfillment>[0]>`
+    with fulfillment as (
+      insert into fulfillments (merchant_id, order_id, fulfillment_location_id, carrier_name, service_level)
+      values (${scope.merchantId}::uuid, ${f.orderId}::uuid, ${f.locationId}::uuid, ${f.carrierName}, ${f.serviceLevel})
+      returning *
+    ), items as (
+      insert into fulfillment_items (merchant_id, fulfillment_id, line_item_id, position, quantity)
+      select ${scope.merchantId}::uuid, fulfillment.id, i.merchant_order_item_id, i.position, i.quantity
+        from fulfillment, jsonb_to_recordset(${items}::jsonb) as i(merchant_order_item_id uuid, position int, quantity int)
+       order by i.position
+    )
+    select fulfillment.*, ${JSON.stringify(f.items)}::json as items from fulfillment`.execute(trx);
+  return presentFulfillment(rows[0]);
 }
 
 /** The fulfillment row, locked for the rest of the transaction. */
 export function lockFulfillment(trx: Database, scope: Scope, id: string) {
-  return trx
-    .selectFrom('fulfillments')
-    .select(['id', 'status', 'fulfillment_location_id'])
-    .where(ofMerchant('fulfillments', scope))
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
+  return trx.selectFrom('fulfillments').select(['id', 'status', 'fulfillment_location_id']).where(ofMerchant('fulfillments', scope)).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 export function setTracking(trx: Database, scope: Scope, id: string, t: TrackingInput) {

@@ -1,14 +1,13 @@
 // Fulfillments: written back by the warehouse against open orders; tracking makes them shipped.
 import { inTransaction } from '../../db/database.ts';
 import { canSeeLocation } from '../../db/scope.ts';
-import { emitEvent } from '../../events/outbox.ts';
+import { emitEvent, emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalid, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
-import { existingVariants, inStableOrder, moveStock } from '../inventory/queries.ts';
-import { emitInventoryUpdated } from '../inventory/service.ts';
+import { inventoryUpdated, moveStock } from '../inventory/queries.ts';
 import { fulfillmentStatusOf } from '../orders/records/present.ts';
-import { addFulfilledQuantity, loadFulfillments, loadOrders, lockOrder, orderLines, orderStatus, updateOrderState } from '../orders/records/queries.ts';
+import { addFulfilledQuantities, loadFulfillments, loadOrders, lockOrder, orderLines, orderStatus, updateOrderState } from '../orders/records/queries.ts';
 import type { Fulfillment } from '../orders/records/schemas.ts';
 import { insertFulfillment, lockFulfillment, selectFulfillmentPage, setTracking } from './queries.ts';
 import type { FulfillmentCreate, FulfillmentFilters, TrackingInput } from './schemas.ts';
@@ -55,48 +54,37 @@ export async function createFulfillment(ctx: Ctx, input: FulfillmentCreate): Pro
     if (lostRace) throw new AppError('invalid_state', 'The order is closed; only an open order can be fulfilled.');
 
     const merged = [...wanted.entries()];
-    const fulfillmentId = await insertFulfillment(trx, ctx, {
+    const created = await insertFulfillment(trx, ctx, {
       orderId: order.id,
       locationId: order.fulfillment_location_id,
       carrierName: input.carrier_name ?? null,
       serviceLevel: input.service_level ?? null,
-      items: merged,
+      items: merged.map(([lineId, quantity]) => ({ merchant_order_item_id: lineId, quantity })),
     });
-    for (const [lineId, quantity] of merged) {
-      await addFulfilledQuantity(trx, ctx, lineId, quantity);
-      lineById.get(lineId)!.fulfilled_quantity += quantity;
-    }
+    await addFulfilledQuantities(trx, ctx, merged);
+    for (const [lineId, quantity] of merged) lineById.get(lineId)!.fulfilled_quantity += quantity;
 
     // Stock leaves the building: out of on_hand and out of committed, per variant.
-    const live = await existingVariants(trx, ctx, merged.flatMap(([lineId]) => lineById.get(lineId)!.variant_id ?? []));
     const perVariant = new Map<string, number>();
     for (const [lineId, quantity] of merged) {
-      const v = lineById.get(lineId)!.variant_id;
-      if (v && live.has(v)) perVariant.set(v, (perVariant.get(v) ?? 0) + quantity);
+      const line = lineById.get(lineId)!;
+      if (line.variant_id && line.variant_exists) perVariant.set(line.variant_id, (perVariant.get(line.variant_id) ?? 0) + quantity);
     }
-    const rowIds: string[] = [];
-    const moves = [...perVariant.entries()].map(([variantId, q]) => ({ variantId, locationId: order.fulfillment_location_id, q }));
-    for (const m of inStableOrder(moves)) {
-      const level = await moveStock(trx, ctx, {
-        variantId: m.variantId,
-        locationId: m.locationId,
-        onHandDelta: -m.q,
-        committedDelta: -m.q,
-        cause: 'fulfillment',
-        referenceId: fulfillmentId,
-        apiKeyId: ctx.apiKeyId,
-      });
-      rowIds.push(level.id);
-    }
+    const levels = await moveStock(
+      trx,
+      ctx,
+      [...perVariant].map(([variantId, q]) => ({ variantId, locationId: order.fulfillment_location_id, onHandDelta: -q, committedDelta: -q, cause: 'fulfillment', referenceId: created.id, apiKeyId: ctx.apiKeyId })),
+    );
 
     const status = fulfillmentStatusOf(lines);
     await updateOrderState(trx, ctx, order.id, { fulfillment_status: status, ...(status === 'fulfilled' ? { status: 'closed' as const } : {}) });
 
-    const [created] = await loadFulfillments(trx, ctx, [fulfillmentId]);
     const [updatedOrder] = await loadOrders(trx, ctx, [order.id]);
-    await emitEvent(trx, { merchantId: ctx.merchantId, type: 'fulfillment.created', locationId: created.fulfillment_location_id, object: created });
-    await emitEvent(trx, { merchantId: ctx.merchantId, type: 'order.updated', locationId: updatedOrder.fulfillment_location_id, object: updatedOrder });
-    await emitInventoryUpdated(trx, ctx, rowIds);
+    await emitEvents(trx, ctx.merchantId, [
+      { type: 'fulfillment.created', locationId: created.fulfillment_location_id, object: created },
+      { type: 'order.updated', locationId: updatedOrder.fulfillment_location_id, object: updatedOrder },
+      ...inventoryUpdated(levels.values()),
+    ]);
     return created;
   });
 }
@@ -115,8 +103,7 @@ export async function attachTracking(ctx: Ctx, fulfillmentId: string, input: Tra
 }
 
 export async function listFulfillments(ctx: Ctx, page: PageRequest, filters: FulfillmentFilters) {
-  const { items, meta } = await selectFulfillmentPage(ctx.db, ctx, page, filters);
-  return { items: await loadFulfillments(ctx.db, ctx, items.map((r) => r.id)), meta };
+  return selectFulfillmentPage(ctx.db, ctx, page, filters);
 }
 
 /** One fulfillment; another merchant's, or one at a location hidden from the key, is not found. */

@@ -1,10 +1,13 @@
 // Inventory rows (one per variant and location) and the ledger of every movement. Stock only ever
-// changes through moveStock: one atomic upsert (`on_hand = on_hand + delta`) plus its ledger row.
-// Every statement carries the merchant filter.
+// changes through moveStock: a batch of movements in two statements whatever its size (the ledger
+// rows, then one atomic upsert `on_hand = on_hand + Δ` per row touched). Every statement carries
+// the merchant filter.
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
+import type { LocatedEvent } from '../../events/outbox.ts';
 import { iso } from '../../http/serialize.ts';
 import type { InventoryFilters, InventoryRow } from './schemas.ts';
 
@@ -21,72 +24,8 @@ export interface StockMove {
   apiKeyId?: string | null;
 }
 
-export interface LevelState {
-  id: string;
-  on_hand: number;
-  committed: number;
-}
-
-/** Apply one movement (creating the row the first time the pair is touched) and ledger it. */
-export async function moveStock(trx: Database, scope: Scope, m: StockMove): Promise<LevelState> {
-  const row = await trx
-    .insertInto('inventory_levels')
-    .values({ merchant_id: scope.merchantId, variant_id: m.variantId, location_id: m.locationId, on_hand: m.onHandDelta, committed: m.committedDelta })
-    .onConflict((oc) =>
-      oc
-        .columns(['variant_id', 'location_id'])
-        .doUpdateSet({
-          on_hand: sql`inventory_levels.on_hand + excluded.on_hand`,
-          committed: sql`inventory_levels.committed + excluded.committed`,
-          updated_at: sql`clock_timestamp()`,
-        })
-        .where(ofMerchant('inventory_levels', scope)),
-    )
-    .returning(['id', 'on_hand', 'committed'])
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('inventory_ledger')
-    .values({
-      merchant_id: scope.merchantId,
-      variant_id: m.variantId,
-      location_id: m.locationId,
-      on_hand_delta: m.onHandDelta,
-      committed_delta: m.committedDelta,
-      cause: m.cause,
-      reference_id: m.referenceId,
-      reason: m.reason ?? null,
-      api_key_id: m.apiKeyId ?? null,
-    })
-    .execute();
-  return row;
-}
-
-/** Movements in a stable (variant, location) order, so concurrent writers lock rows in one order. */
-export function inStableOrder<T extends { variantId: string; locationId: string }>(moves: T[]): T[] {
-  const key = (m: T) => `${m.variantId}|${m.locationId}`;
-  return moves
-    .map((m, i) => ({ m, i }))
-    .sort((a, b) => (key(a.m) < key(b.m) ? -1 : key(a.m) > key(b.m) ? 1 : a.i - b.i))
-    .map((x) => x.m);
-}
-
-/** Variants of the merchant that still exist, among these ids (removed ones move no stock). */
-export async function existingVariants(db: Database, scope: Scope, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('variants').select('id').where(ofMerchant('variants', scope)).where('id', 'in', [...new Set(ids)]).execute();
-  return new Set(rows.map((r) => r.id));
-}
-
-const rowColumns = [
-  'inventory_levels.id',
-  'inventory_levels.variant_id',
-  'variants.product_id',
-  'variants.sku',
-  'inventory_levels.location_id',
-  'inventory_levels.on_hand',
-  'inventory_levels.committed',
-  'inventory_levels.updated_at',
-] as const;
+/** The key of an inventory row among a batch's results. */
+export const levelKey = (variantId: string, locationId: string) => `${variantId}|${locationId}`;
 
 interface InventoryRowData {
   id: string;
@@ -111,16 +50,74 @@ export const presentInventoryRow = (r: InventoryRowData): InventoryRow => ({
   updated_at: iso(r.updated_at),
 });
 
-const levels = (db: Database, scope: Scope) =>
-  db.selectFrom('inventory_levels').innerJoin('variants', 'variants.id', 'inventory_levels.variant_id').select(rowColumns).where(ofMerchant('inventory_levels', scope));
-
-/** Inventory rows as the API shows them, in the order of `ids` (unknown ids are left out). One query. */
-export async function loadInventoryRows(db: Database, scope: Scope, ids: string[]): Promise<InventoryRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await levels(db, scope).where('inventory_levels.id', 'in', [...new Set(ids)]).execute();
-  const byId = new Map(rows.map((r) => [r.id, presentInventoryRow(r)]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+/**
+ * Apply a batch of movements: one ledger row per movement (ids ascending in the batch's order, so
+ * (created_at, id) reads them back in that order), then one upsert per (variant, location) with
+ * the summed deltas, creating a row the first time a pair is touched. The upsert takes the rows
+ * in (variant_id, location_id) order, so concurrent batches lock in one order and never deadlock;
+ * the locks are held from here to the commit. Answers every touched row as the API shows it after
+ * the batch, by levelKey.
+ */
+export async function moveStock(trx: Database, scope: Scope, moves: StockMove[]): Promise<Map<string, InventoryRow>> {
+  if (moves.length === 0) return new Map();
+  const ids = moves.map(() => randomUUID()).sort();
+  const ledger = moves.map((m, i) => ({
+    id: ids[i],
+    ord: i,
+    variant_id: m.variantId,
+    location_id: m.locationId,
+    on_hand_delta: m.onHandDelta,
+    committed_delta: m.committedDelta,
+    cause: m.cause,
+    reference_id: m.referenceId,
+    reason: m.reason ?? null,
+    api_key_id: m.apiKeyId ?? null,
+  }));
+  await sql`
+    insert into inventory_ledger (id, merchant_id, variant_id, location_id, on_hand_delta, committed_delta, cause, reference_id, reason, api_key_id)
+    select m.id, ${scope.merchantId}::uuid, m.variant_id, m.location_id, m.on_hand_delta, m.committed_delta, m.cause, m.reference_id, m.reason, m.api_key_id
+      from jsonb_to_recordset(${JSON.stringify(ledger)}::jsonb)
+        as m(id uuid, ord int, variant_id uuid, location_id uuid, on_hand_delta int, committed_delta int, cause text, reference_id uuid, reason text, api_key_id uuid)
+     order by m.ord`.execute(trx);
+  const { rows } = await sql<InventoryRowData>`
+    with level as (
+      insert into inventory_levels as l (merchant_id, variant_id, location_id, on_hand, committed)
+      select ${scope.merchantId}::uuid, m.variant_id, m.location_id, sum(m.on_hand_delta), sum(m.committed_delta)
+        from jsonb_to_recordset(${JSON.stringify(ledger)}::jsonb) as m(variant_id uuid, location_id uuid, on_hand_delta int, committed_delta int)
+       group by m.variant_id, m.location_id
+       order by m.variant_id, m.location_id
+      on conflict (variant_id, location_id) do update
+         set on_hand = l.on_hand + excluded.on_hand, committed = l.committed + excluded.committed, updated_at = clock_timestamp()
+       where ${ofMerchant('l', scope)}
+      returning l.id, l.variant_id, l.location_id, l.on_hand, l.committed, l.updated_at
+    )
+    select level.id, level.variant_id, variants.product_id, variants.sku, level.location_id, level.on_hand, level.committed, level.updated_at
+      from level
+      join variants on variants.id = level.variant_id`.execute(trx);
+  return new Map(rows.map((r) => [levelKey(r.variant_id, r.location_id), presentInventoryRow(r)]));
 }
+
+/** inventory.updated once per changed row, with the row as GET /inventory shows it. */
+export const inventoryUpdated = (rows: Iterable<InventoryRow>): LocatedEvent[] =>
+  [...rows].map((row) => ({ type: 'inventory.updated', locationId: row.fulfillment_location_id, object: row }));
+
+const levels = (db: Database, scope: Scope) =>
+  db
+    .selectFrom('inventory_levels')
+    .innerJoin('variants', 'variants.id', 'inventory_levels.variant_id')
+    .select([
+      'inventory_levels.id',
+      'inventory_levels.variant_id',
+      'variants.product_id',
+      'variants.sku',
+      'inventory_levels.location_id',
+      'inventory_levels.on_hand',
+      'inventory_levels.committed',
+      'inventory_levels.updated_at',
+    ])
+    .where(ofMerchant('inventory_levels', scope))
+    // The variant's own merchant filter lets `?sku=` start from variants_sku (merchant_id, sku).
+    .where(ofMerchant('variants', scope));
 
 /** One page of inventory rows as the API shows them, limited to the caller's locations. */
 export async function selectInventoryPage(db: Database, scope: Scope, page: PageRequest, f: InventoryFilters) {
@@ -132,21 +129,31 @@ export async function selectInventoryPage(db: Database, scope: Scope, page: Page
   return { items: items.map(presentInventoryRow), meta };
 }
 
+/** `column in (values)`, or false for no values. */
+const among = (column: string, values: string[]) => (values.length ? sql<boolean>`${sql.ref(column)} in (${sql.join(values)})` : sql<boolean>`false`);
+
 /** The merchant's locations among these ids. */
 export async function knownLocations(db: Database, scope: Scope, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('locations').select('id').where(ofMerchant('locations', scope)).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db.selectFrom('locations').select('id').where(ofMerchant('locations', scope)).where(among('locations.id', [...new Set(ids)])).execute();
   return new Set(rows.map((r) => r.id));
 }
 
-/** The merchant's variants among these ids, with their SKU. */
-export async function variantsByIds(db: Database, scope: Scope, ids: string[]) {
-  if (ids.length === 0) return [];
-  return db.selectFrom('variants').select(['id', 'sku']).where(ofMerchant('variants', scope)).where('id', 'in', ids).execute();
-}
-
-/** The merchant's variants carrying these SKUs (native and connected: a SKU may be ambiguous). */
-export async function variantsBySkus(db: Database, scope: Scope, skus: string[]) {
-  if (skus.length === 0) return [];
-  return db.selectFrom('variants').select(['id', 'sku']).where(ofMerchant('variants', scope)).where('sku', 'in', skus).execute();
+/**
+ * What an adjustment batch names, in one statement: the merchant's locations among `locationIds`,
+ * and its variants among `variantIds` or carrying one of `skus` (native and connected: a SKU may
+ * be ambiguous).
+ */
+export async function adjustmentTargets(db: Database, scope: Scope, names: { locationIds: string[]; variantIds: string[]; skus: string[] }) {
+  const { rows } = await sql<{ kind: 'location' | 'variant'; id: string; sku: string | null }>`
+    select 'location' as kind, locations.id, null as sku
+      from locations
+     where ${ofMerchant('locations', scope)} and ${among('locations.id', [...new Set(names.locationIds)])}
+    union all
+    select 'variant', variants.id, variants.sku
+      from variants
+     where ${ofMerchant('variants', scope)} and (${among('variants.id', names.variantIds)} or ${among('variants.sku', names.skus)})`.execute(db);
+  const locations = new Set(rows.flatMap((r) => (r.kind === 'location' ? [r.id] : [])));
+  const variants = rows.filter((r) => r.kind === 'variant');
+  return { locations, variants };
 }

@@ -1,11 +1,11 @@
 // Inventory: list rows, apply adjustment batches (all or nothing), and announce changed rows.
-import { inTransaction, type Database } from '../../db/database.ts';
-import { canSeeLocation, type Scope } from '../../db/scope.ts';
-import { emitEvent } from '../../events/outbox.ts';
+import { inTransaction } from '../../db/database.ts';
+import { canSeeLocation } from '../../db/scope.ts';
+import { emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalid, invalidFields, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
-import { inStableOrder, knownLocations, loadInventoryRows, moveStock, selectInventoryPage, variantsByIds, variantsBySkus } from './queries.ts';
+import { adjustmentTargets, inventoryUpdated, knownLocations, levelKey, moveStock, selectInventoryPage } from './queries.ts';
 import type { Adjustment, InventoryFilters, InventoryRow } from './schemas.ts';
 
 const locationForbidden = (path: string) =>
@@ -23,36 +23,35 @@ export async function listInventory(ctx: Ctx, page: PageRequest, filters: Invent
   return selectInventoryPage(ctx.db, ctx, page, filters);
 }
 
-/** inventory.updated once per changed row, with the row as GET /inventory shows it. */
-export async function emitInventoryUpdated(trx: Database, scope: Scope, rowIds: string[]): Promise<InventoryRow[]> {
-  const rows = await loadInventoryRows(trx, scope, [...new Set(rowIds)]);
-  for (const row of rows) {
-    await emitEvent(trx, { merchantId: scope.merchantId, type: 'inventory.updated', locationId: row.fulfillment_location_id, object: row });
-  }
-  return rows;
-}
-
 /**
  * Apply a batch of on_hand deltas atomically: every row resolves (variant by id or by SKU, the
  * merchant's location, the key's locations) and no row leaves on_hand negative, or nothing applies.
+ * A constant number of statements whatever the batch's size: what it names, its ledger rows, the
+ * upsert of its rows (locked in a stable order until the commit), its events with their deliveries.
  */
 export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Promise<InventoryRow[]> {
   return inTransaction(ctx.db, async (trx) => {
     const errors: FieldError[] = [];
     const at = (i: number, field: string) => `/adjustments/${i}/${field}`;
 
+    const ids = [...new Set(adjustments.flatMap((a) => (a.variant_id ? [a.variant_id] : [])))];
+    const skus = [...new Set(adjustments.flatMap((a) => (!a.variant_id && a.sku !== undefined ? [a.sku] : [])))];
+    const targets = await adjustmentTargets(trx, ctx, { locationIds: adjustments.map((a) => a.fulfillment_location_id), variantIds: ids, skus });
+    const { locations } = targets;
+
     // Locations first: one outside the key's locations refuses the whole batch (403), while a
     // location that is not the merchant's at all is simply unknown (422).
-    const locations = await knownLocations(trx, ctx, adjustments.map((a) => a.fulfillment_location_id));
     const forbidden = adjustments.findIndex((a) => locations.has(a.fulfillment_location_id) && !canSeeLocation(ctx, a.fulfillment_location_id));
     if (forbidden >= 0) throw locationForbidden(at(forbidden, 'fulfillment_location_id'));
 
-    const ids = [...new Set(adjustments.flatMap((a) => (a.variant_id ? [a.variant_id] : [])))];
-    const skus = [...new Set(adjustments.flatMap((a) => (!a.variant_id && a.sku !== undefined ? [a.sku] : [])))];
+    const idSet = new Set(ids);
+    const skuSet = new Set(skus);
     const byId = new Map<string, string | null>();
     const bySku = new Map<string, string[]>();
-    for (const r of await variantsByIds(trx, ctx, ids)) byId.set(r.id, r.sku);
-    for (const r of await variantsBySkus(trx, ctx, skus)) bySku.set(r.sku!, [...(bySku.get(r.sku!) ?? []), r.id]);
+    for (const v of targets.variants) {
+      if (idSet.has(v.id)) byId.set(v.id, v.sku);
+      if (v.sku !== null && skuSet.has(v.sku)) bySku.set(v.sku, [...(bySku.get(v.sku) ?? []), v.id]);
+    }
 
     const resolved: { index: number; variantId: string; locationId: string; delta: number; reason: string | null }[] = [];
     adjustments.forEach((a, i) => {
@@ -80,27 +79,26 @@ export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Prom
     });
     if (errors.length) throw invalidFields(errors);
 
-    const rowIdOf = new Map<number, string>();
-    for (const r of inStableOrder(resolved)) {
-      const level = await moveStock(trx, ctx, {
-        variantId: r.variantId,
-        locationId: r.locationId,
-        onHandDelta: r.delta,
-        committedDelta: 0,
-        cause: 'adjustment',
-        referenceId: null,
-        reason: r.reason,
-        apiKeyId: ctx.apiKeyId,
-      });
-      rowIdOf.set(r.index, level.id);
-      if (level.on_hand < 0) {
-        errors.push({ path: at(r.index, 'adjustment'), message: `would leave on_hand at ${level.on_hand}`, code: 'negative_on_hand' });
-      }
+    const rows = await moveStock(
+      trx,
+      ctx,
+      resolved.map((r) => ({ variantId: r.variantId, locationId: r.locationId, onHandDelta: r.delta, committedDelta: 0, cause: 'adjustment', referenceId: null, reason: r.reason, apiKeyId: ctx.apiKeyId })),
+    );
+
+    // Rows apply in request order per inventory row: walk each row's on_hand from where the batch
+    // found it, and name every row after which it is negative.
+    const onHand = new Map<string, number>();
+    for (const [key, row] of rows) onHand.set(key, row.on_hand);
+    for (const r of resolved) onHand.set(levelKey(r.variantId, r.locationId), onHand.get(levelKey(r.variantId, r.locationId))! - r.delta);
+    for (const r of resolved) {
+      const key = levelKey(r.variantId, r.locationId);
+      const after = onHand.get(key)! + r.delta;
+      onHand.set(key, after);
+      if (after < 0) errors.push({ path: at(r.index, 'adjustment'), message: `would leave on_hand at ${after}`, code: 'negative_on_hand' });
     }
     if (errors.length) throw invalidFields(errors.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })));
 
-    const rows = await emitInventoryUpdated(trx, ctx, [...rowIdOf.values()]);
-    const byRow = new Map(rows.map((r) => [r.id, r]));
-    return adjustments.map((_, i) => byRow.get(rowIdOf.get(i)!)!);
+    await emitEvents(trx, ctx.merchantId, inventoryUpdated(rows.values()));
+    return resolved.map((r) => rows.get(levelKey(r.variantId, r.locationId))!);
   });
 }

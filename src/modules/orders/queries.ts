@@ -1,22 +1,21 @@
 // Statements of order intake and the orders list (the order book's shared ones are in
-// ../orders/records/queries.ts). Every statement carries the merchant filter.
+// records/queries.ts). Every statement carries the merchant filter.
 import { sql, type Insertable } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import type { OrderLineItemsTable, OrdersTable } from '../../db/schema.ts';
+import type { OrderLineItemsTable } from '../../db/schema.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
+import { presentOrder } from './records/present.ts';
+import { orderRecords } from './records/queries.ts';
 import type { OrderFilters } from './schemas.ts';
 
-/** One page of order positions, limited to the caller's locations. */
-export function selectOrderPage(db: Database, scope: Scope, page: PageRequest, f: OrderFilters) {
-  let q = db
-    .selectFrom('orders')
-    .select(['id', 'updated_at'])
-    .where(ofMerchant('orders', scope))
-    .where(atVisibleLocation('orders.fulfillment_location_id', scope));
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.created_after) q = q.where('created_at', '>', new Date(f.created_after));
-  return readPage(q, 'orders', page, f.updated_after);
+/** One page of orders as the API shows them, limited to the caller's locations: one statement. */
+export async function selectOrderPage(db: Database, scope: Scope, page: PageRequest, f: OrderFilters) {
+  let q = orderRecords(db, scope).where(atVisibleLocation('orders.fulfillment_location_id', scope));
+  if (f.status) q = q.where('orders.status', '=', f.status);
+  if (f.created_after) q = q.where('orders.created_at', '>', new Date(f.created_after));
+  const { items, meta } = await readPage(q, 'orders', page, f.updated_after);
+  return { items: items.map(presentOrder), meta };
 }
 
 /** Variants with what an order line snapshots of them. */
@@ -41,16 +40,34 @@ export function takeOrderNumber(trx: Database, scope: Scope) {
     .executeTakeFirstOrThrow();
 }
 
-export async function insertOrder(
-  trx: Database,
-  scope: Scope,
-  order: Omit<Insertable<OrdersTable>, 'merchant_id'>,
-  lines: Omit<Insertable<OrderLineItemsTable>, 'order_id' | 'merchant_id'>[],
-): Promise<string> {
-  const { id } = await trx.insertInto('orders').values({ ...order, merchant_id: scope.merchantId }).returning(['id']).executeTakeFirstOrThrow();
-  await trx
-    .insertInto('order_line_items')
-    .values(lines.map((l) => ({ ...l, merchant_id: scope.merchantId, order_id: id })))
-    .execute();
-  return id;
+export interface NewOrder {
+  order_number: string;
+  fulfillment_location_id: string;
+  currency: string;
+  total_price: string;
+  /** JSON text, or null. */
+  customer: string | null;
+  shipping_address: string | null;
+}
+
+export type NewOrderLine = Omit<Insertable<OrderLineItemsTable>, 'order_id' | 'merchant_id' | 'fulfilled_quantity' | 'position'> & { position: number };
+
+/** The order and all its lines in one statement. */
+export async function insertOrder(trx: Database, scope: Scope, order: NewOrder, lines: NewOrderLine[]): Promise<string> {
+  const { rows } = await sql<{ id: string }>`
+    with new_order as (
+      insert into orders (merchant_id, order_number, fulfillment_location_id, currency, total_price, customer, shipping_address)
+      values (${scope.merchantId}::uuid, ${order.order_number}::bigint, ${order.fulfillment_location_id}::uuid, ${order.currency}, ${order.total_price}::numeric,
+              ${order.customer}::jsonb, ${order.shipping_address}::jsonb)
+      returning id
+    ), new_lines as (
+      insert into order_line_items (merchant_id, order_id, position, product_id, variant_id, sku, title, variant_title, quantity, price)
+      select ${scope.merchantId}::uuid, new_order.id, l.position, l.product_id, l.variant_id, l.sku, l.title, l.variant_title, l.quantity, l.price
+        from new_order,
+             jsonb_to_recordset(${JSON.stringify(lines)}::jsonb)
+               as l(position int, product_id uuid, variant_id uuid, sku text, title text, variant_title text, quantity int, price numeric)
+       order by l.position
+    )
+    select id from new_order`.execute(trx);
+  return rows[0].id;
 }

@@ -1,15 +1,14 @@
 // Orders: storefront intake (numbering, snapshots, committing stock), cancellation, and reads.
 import { inTransaction } from '../../db/database.ts';
 import { canSeeLocation } from '../../db/scope.ts';
-import { emitEvent } from '../../events/outbox.ts';
+import { emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
-import { existingVariants, inStableOrder, knownLocations, moveStock } from '../inventory/queries.ts';
-import { emitInventoryUpdated } from '../inventory/service.ts';
+import { inventoryUpdated, knownLocations, levelKey, moveStock, type StockMove } from '../inventory/queries.ts';
 import { fulfillmentStatusOf, group } from './records/present.ts';
 import {
-  addFulfilledQuantity,
+  addFulfilledQuantities,
   cancelFulfillments,
   loadFulfillments,
   loadOrders,
@@ -88,28 +87,21 @@ export async function createOrder(ctx: Ctx, input: OrderIntake): Promise<Order> 
     // Commit per variant; a deny-policy variant may not end with negative available stock.
     const perVariant = [...group(lines, (l) => l.variant.id).values()].map((ls) => ({
       variantId: ls[0].variant.id,
-      locationId: input.fulfillment_location_id,
       policy: ls[0].variant.inventory_policy,
       quantity: ls.reduce((s, l) => s + l.quantity, 0),
       indexes: ls.map((l) => l.index),
     }));
+    const levels = await moveStock(
+      trx,
+      ctx,
+      perVariant.map((c) => ({ variantId: c.variantId, locationId: input.fulfillment_location_id, onHandDelta: 0, committedDelta: c.quantity, cause: 'order', referenceId: orderId, apiKeyId: ctx.apiKeyId })),
+    );
     const short: FieldError[] = [];
-    const rowIds: string[] = [];
-    for (const c of inStableOrder(perVariant)) {
-      const level = await moveStock(trx, ctx, {
-        variantId: c.variantId,
-        locationId: c.locationId,
-        onHandDelta: 0,
-        committedDelta: c.quantity,
-        cause: 'order',
-        referenceId: orderId,
-        apiKeyId: ctx.apiKeyId,
-      });
-      rowIds.push(level.id);
-      const available = level.on_hand - level.committed;
-      if (c.policy === 'deny' && available < 0) {
+    for (const c of perVariant) {
+      const level = levels.get(levelKey(c.variantId, input.fulfillment_location_id))!;
+      if (c.policy === 'deny' && level.available < 0) {
         for (const i of c.indexes) {
-          short.push({ path: `/line_items/${i}/quantity`, message: `only ${available + c.quantity} available at this location`, code: 'insufficient_inventory' });
+          short.push({ path: `/line_items/${i}/quantity`, message: `only ${level.available + c.quantity} available at this location`, code: 'insufficient_inventory' });
         }
       }
     }
@@ -119,8 +111,7 @@ export async function createOrder(ctx: Ctx, input: OrderIntake): Promise<Order> 
     }
 
     const [created] = await loadOrders(trx, ctx, [orderId]);
-    await emitEvent(trx, { merchantId: ctx.merchantId, type: 'order.created', locationId: created.fulfillment_location_id, object: created });
-    await emitInventoryUpdated(trx, ctx, rowIds);
+    await emitEvents(trx, ctx.merchantId, [{ type: 'order.created', locationId: created.fulfillment_location_id, object: created }, ...inventoryUpdated(levels.values())]);
     return created;
   });
 }
@@ -140,42 +131,38 @@ export async function cancelOrder(ctx: Ctx, orderId: string): Promise<Order> {
     const returned = pending.quantityByLine;
     await cancelFulfillments(trx, ctx, pending.ids);
 
-    const moves = new Map<string, { variantId: string; locationId: string; onHandDelta: number; committedDelta: number }>();
-    const live = await existingVariants(trx, ctx, lines.flatMap((l) => (l.variant_id ? [l.variant_id] : [])));
+    const moves = new Map<string, StockMove>();
+    const unfulfilled: [string, number][] = [];
     for (const l of lines) {
       const back = returned.get(l.id) ?? 0;
       if (back > 0) {
-        await addFulfilledQuantity(trx, ctx, l.id, -back);
+        unfulfilled.push([l.id, -back]);
         l.fulfilled_quantity -= back;
       }
       const release = l.quantity - (l.fulfilled_quantity + back);
-      if (!l.variant_id || !live.has(l.variant_id) || (release === 0 && back === 0)) continue;
-      const m = moves.get(l.variant_id) ?? { variantId: l.variant_id, locationId: order.fulfillment_location_id, onHandDelta: 0, committedDelta: 0 };
+      if (!l.variant_id || !l.variant_exists || (release === 0 && back === 0)) continue;
+      const m = moves.get(l.variant_id) ?? { variantId: l.variant_id, locationId: order.fulfillment_location_id, onHandDelta: 0, committedDelta: 0, cause: 'cancellation', referenceId: orderId, apiKeyId: ctx.apiKeyId };
       m.onHandDelta += back;
       m.committedDelta -= release;
       moves.set(l.variant_id, m);
     }
-    const rowIds: string[] = [];
-    for (const m of inStableOrder([...moves.values()])) {
-      const level = await moveStock(trx, ctx, { ...m, cause: 'cancellation', referenceId: orderId, apiKeyId: ctx.apiKeyId });
-      rowIds.push(level.id);
-    }
-
+    await addFulfilledQuantities(trx, ctx, unfulfilled);
+    const levels = await moveStock(trx, ctx, [...moves.values()]);
     await updateOrderState(trx, ctx, orderId, { status: 'cancelled', fulfillment_status: fulfillmentStatusOf(lines) });
 
     const [cancelled] = await loadOrders(trx, ctx, [orderId]);
-    await emitEvent(trx, { merchantId: ctx.merchantId, type: 'order.cancelled', locationId: cancelled.fulfillment_location_id, object: cancelled });
-    for (const f of await loadFulfillments(trx, ctx, pending.ids)) {
-      await emitEvent(trx, { merchantId: ctx.merchantId, type: 'fulfillment.updated', locationId: f.fulfillment_location_id, object: f });
-    }
-    await emitInventoryUpdated(trx, ctx, rowIds);
+    const fulfillments = await loadFulfillments(trx, ctx, pending.ids);
+    await emitEvents(trx, ctx.merchantId, [
+      { type: 'order.cancelled', locationId: cancelled.fulfillment_location_id, object: cancelled },
+      ...fulfillments.map((f) => ({ type: 'fulfillment.updated' as const, locationId: f.fulfillment_location_id, object: f })),
+      ...inventoryUpdated(levels.values()),
+    ]);
     return cancelled;
   });
 }
 
 export async function listOrders(ctx: Ctx, page: PageRequest, filters: OrderFilters) {
-  const { items, meta } = await selectOrderPage(ctx.db, ctx, page, filters);
-  return { items: await loadOrders(ctx.db, ctx, items.map((r) => r.id)), meta };
+  return selectOrderPage(ctx.db, ctx, page, filters);
 }
 
 /** One order; another merchant's, or one at a location hidden from the key, is not found. */

@@ -1,7 +1,7 @@
 // Order and fulfillment rows turned into the records the API shows, and the fulfillment state an
 // order's lines make (shown as `fulfillment_status`).
 import type { Selectable } from 'kysely';
-import type { FulfillmentsTable, OrderLineItemsTable, OrdersTable } from '../../../db/schema.ts';
+import type { FulfillmentsTable, OrdersTable } from '../../../db/schema.ts';
 import { iso, money } from '../../../http/serialize.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, type Fulfillment, type Order, type OrderFulfillmentState } from './schemas.ts';
 
@@ -24,31 +24,28 @@ export function group<T, K>(rows: T[], key: (r: T) => K): Map<K, T[]> {
 const fill = <K extends string>(fields: readonly K[], value: Record<string, string | null> | null) =>
   Object.fromEntries(fields.map((f) => [f, value?.[f] ?? null])) as Record<K, string | null>;
 
-/** What presentOrder reads of an order row (a statement's selection of these columns). */
-export type OrderRow = Pick<
+/** An order line as the order's statement aggregates it (json_build_object). */
+export interface OrderLineJson {
+  id: string;
+  product_id: string | null;
+  variant_id: string | null;
+  sku: string | null;
+  title: string;
+  variant_title: string | null;
+  quantity: number;
+  fulfilled_quantity: number;
+  price: number;
+}
+
+/** What presentOrder reads: an order row with its lines and fulfillment ids (queries.ts: orderRecords). */
+export type OrderRecordRow = Pick<
   Selectable<OrdersTable>,
   'id' | 'order_number' | 'status' | 'fulfillment_status' | 'fulfillment_location_id' | 'currency' | 'total_price' | 'customer' | 'shipping_address' | 'created_at' | 'updated_at'
->;
+> & { lines: OrderLineJson[]; fulfillment_ids: string[] };
 
-export type OrderLineRow = Pick<
-  Selectable<OrderLineItemsTable>,
-  'id' | 'product_id' | 'variant_id' | 'sku' | 'title' | 'variant_title' | 'quantity' | 'fulfilled_quantity' | 'price'
->;
-
-export function presentOrder(o: OrderRow, lines: OrderLineRow[], fulfillmentIds: string[]): Order {
+export function presentOrder(o: OrderRecordRow): Order {
   const open = o.status === 'open';
-  const items = lines.map((l) => ({
-    id: l.id,
-    product_id: l.product_id,
-    variant_id: l.variant_id,
-    sku: l.sku,
-    title: l.title,
-    variant_title: l.variant_title,
-    quantity: l.quantity,
-    fulfilled_quantity: l.fulfilled_quantity,
-    fulfillable_quantity: open ? l.quantity - l.fulfilled_quantity : 0,
-    price: money(l.price),
-  }));
+  const items = o.lines.map((l) => ({ ...l, fulfillable_quantity: open ? l.quantity - l.fulfilled_quantity : 0, price: Number(l.price) }));
   return {
     id: o.id,
     order_number: Number(o.order_number),
@@ -63,16 +60,19 @@ export function presentOrder(o: OrderRow, lines: OrderLineRow[], fulfillmentIds:
     fulfillment_summary: {
       fulfilled_quantity: items.reduce((s, l) => s + l.fulfilled_quantity, 0),
       total_quantity: items.reduce((s, l) => s + l.quantity, 0),
-      fulfillment_ids: fulfillmentIds,
+      fulfillment_ids: o.fulfillment_ids,
     },
     created_at: iso(o.created_at),
     updated_at: iso(o.updated_at),
   };
 }
 
-export type FulfillmentRow = Omit<Selectable<FulfillmentsTable>, 'merchant_id'>;
+export type FulfillmentItemJson = Fulfillment['items'][number];
 
-export function presentFulfillment(f: FulfillmentRow, items: { line_item_id: string; quantity: number }[]): Fulfillment {
+/** What presentFulfillment reads: a fulfillment row with its items (queries.ts: fulfillmentRecords). */
+export type FulfillmentRecordRow = Omit<Selectable<FulfillmentsTable>, 'merchant_id'> & { items: FulfillmentItemJson[] };
+
+export function presentFulfillment(f: FulfillmentRecordRow): Fulfillment {
   return {
     id: f.id,
     merchant_order_id: f.order_id,
@@ -84,7 +84,7 @@ export function presentFulfillment(f: FulfillmentRow, items: { line_item_id: str
       f.tracking_number === null
         ? null
         : { tracking_number: f.tracking_number, tracking_url: f.tracking_url, carrier_name: f.tracking_carrier_name, service_level: f.tracking_service_level },
-    items: items.map((i) => ({ merchant_order_item_id: i.line_item_id, quantity: i.quantity })),
+    items: f.items,
     created_at: iso(f.created_at),
     updated_at: iso(f.updated_at),
   };

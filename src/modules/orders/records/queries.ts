@@ -1,87 +1,84 @@
-// The order book both orders and fulfillments build on (neither imports the other): reading orders
-// and fulfillments as the API shows them, the order row's lock, its lines' fulfilled quantities,
-// and the order's pending fulfillments. Every statement carries the merchant filter.
+// The order book orders and fulfillments both build on: reading orders and fulfillments as the API
+// shows them (one statement for any number of them, lists included), the order row's lock, its
+// lines' fulfilled quantities, and the order's pending fulfillments. Every statement carries the
+// merchant filter.
 import { sql } from 'kysely';
 import type { Database } from '../../../db/database.ts';
 import { ofMerchant, type Scope } from '../../../db/scope.ts';
-import { group, presentFulfillment, presentOrder } from './present.ts';
+import { presentFulfillment, presentOrder, type FulfillmentItemJson, type OrderLineJson } from './present.ts';
 import type { Fulfillment, Order, OrderFulfillmentState } from './schemas.ts';
 
-const orderColumns = [
-  'id',
-  'order_number',
-  'status',
-  'fulfillment_status',
-  'fulfillment_location_id',
-  'currency',
-  'total_price',
-  'customer',
-  'shipping_address',
-  'created_at',
-  'updated_at',
-] as const;
+/**
+ * Orders with their lines and fulfillment ids, aggregated by PostgreSQL: one statement for a page
+ * or a batch (readPage adds the keyset tail; loadOrders an id list).
+ */
+export const orderRecords = (db: Database, scope: Scope) =>
+  db
+    .selectFrom('orders')
+    .select([
+      'orders.id',
+      'orders.order_number',
+      'orders.status',
+      'orders.fulfillment_status',
+      'orders.fulfillment_location_id',
+      'orders.currency',
+      'orders.total_price',
+      'orders.customer',
+      'orders.shipping_address',
+      'orders.created_at',
+      'orders.updated_at',
+      sql<OrderLineJson[]>`(
+        select coalesce(json_agg(json_build_object(
+                 'id', l.id, 'product_id', l.product_id, 'variant_id', l.variant_id, 'sku', l.sku, 'title', l.title,
+                 'variant_title', l.variant_title, 'quantity', l.quantity, 'fulfilled_quantity', l.fulfilled_quantity, 'price', l.price
+               ) order by l.position), '[]')
+          from order_line_items l
+         where ${ofMerchant('l', scope)} and l.order_id = orders.id)`.as('lines'),
+      sql<string[]>`(
+        select coalesce(json_agg(f.id order by f.created_at, f.id), '[]')
+          from fulfillments f
+         where ${ofMerchant('f', scope)} and f.order_id = orders.id)`.as('fulfillment_ids'),
+    ])
+    .where(ofMerchant('orders', scope));
 
-/** Orders in the order of `ids`; ids that are unknown or another merchant's are left out. */
+/** Orders in the order of `ids`; ids that are unknown or another merchant's are left out. One statement. */
 export async function loadOrders(db: Database, scope: Scope, ids: string[]): Promise<Order[]> {
   if (ids.length === 0) return [];
-  const unique = [...new Set(ids)];
-  const orders = await db.selectFrom('orders').select(orderColumns).where(ofMerchant('orders', scope)).where('id', 'in', unique).execute();
-  if (orders.length === 0) return [];
-  const found = orders.map((o) => o.id);
-  const lines = await db
-    .selectFrom('order_line_items')
-    .select(['id', 'order_id', 'product_id', 'variant_id', 'sku', 'title', 'variant_title', 'quantity', 'fulfilled_quantity', 'price'])
-    .where(ofMerchant('order_line_items', scope))
-    .where('order_id', 'in', found)
-    .orderBy('order_id')
-    .orderBy('position')
-    .execute();
-  const fulfillments = await db
-    .selectFrom('fulfillments')
-    .select(['id', 'order_id'])
-    .where(ofMerchant('fulfillments', scope))
-    .where('order_id', 'in', found)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  const linesOf = group(lines, (l) => l.order_id);
-  const fulfillmentsOf = group(fulfillments, (f) => f.order_id);
-  const byId = new Map(orders.map((o) => [o.id, presentOrder(o, linesOf.get(o.id) ?? [], (fulfillmentsOf.get(o.id) ?? []).map((f) => f.id))]));
-  return unique.flatMap((id) => byId.get(id) ?? []);
+  const rows = await orderRecords(db, scope).where('orders.id', 'in', [...new Set(ids)]).execute();
+  const byId = new Map(rows.map((o) => [o.id, presentOrder(o)]));
+  return [...new Set(ids)].flatMap((id) => byId.get(id) ?? []);
 }
 
-const fulfillmentColumns = [
-  'id',
-  'order_id',
-  'fulfillment_location_id',
-  'status',
-  'carrier_name',
-  'service_level',
-  'tracking_number',
-  'tracking_url',
-  'tracking_carrier_name',
-  'tracking_service_level',
-  'created_at',
-  'updated_at',
-] as const;
+/** Fulfillments with their items, aggregated by PostgreSQL: one statement for a page or a batch. */
+export const fulfillmentRecords = (db: Database, scope: Scope) =>
+  db
+    .selectFrom('fulfillments')
+    .select([
+      'fulfillments.id',
+      'fulfillments.order_id',
+      'fulfillments.fulfillment_location_id',
+      'fulfillments.status',
+      'fulfillments.carrier_name',
+      'fulfillments.service_level',
+      'fulfillments.tracking_number',
+      'fulfillments.tracking_url',
+      'fulfillments.tracking_carrier_name',
+      'fulfillments.tracking_service_level',
+      'fulfillments.created_at',
+      'fulfillments.updated_at',
+      sql<FulfillmentItemJson[]>`(
+        select coalesce(json_agg(json_build_object('merchant_order_item_id', i.line_item_id, 'quantity', i.quantity) order by i.position), '[]')
+          from fulfillment_items i
+         where ${ofMerchant('i', scope)} and i.fulfillment_id = fulfillments.id)`.as('items'),
+    ])
+    .where(ofMerchant('fulfillments', scope));
 
-/** Fulfillments in the order of `ids`; ids that are unknown or another merchant's are left out. */
+/** Fulfillments in the order of `ids`; ids that are unknown or another merchant's are left out. One statement. */
 export async function loadFulfillments(db: Database, scope: Scope, ids: string[]): Promise<Fulfillment[]> {
   if (ids.length === 0) return [];
-  const unique = [...new Set(ids)];
-  const rows = await db.selectFrom('fulfillments').select(fulfillmentColumns).where(ofMerchant('fulfillments', scope)).where('id', 'in', unique).execute();
-  if (rows.length === 0) return [];
-  const items = await db
-    .selectFrom('fulfillment_items')
-    .select(['fulfillment_id', 'line_item_id', 'quantity'])
-    .where(ofMerchant('fulfillment_items', scope))
-    .where('fulfillment_id', 'in', rows.map((r) => r.id))
-    .orderBy('fulfillment_id')
-    .orderBy('position')
-    .execute();
-  const itemsOf = group(items, (i) => i.fulfillment_id);
-  const byId = new Map(rows.map((f) => [f.id, presentFulfillment(f, itemsOf.get(f.id) ?? [])]));
-  return unique.flatMap((id) => byId.get(id) ?? []);
+  const rows = await fulfillmentRecords(db, scope).where('fulfillments.id', 'in', [...new Set(ids)]).execute();
+  const byId = new Map(rows.map((f) => [f.id, presentFulfillment(f)]));
+  return [...new Set(ids)].flatMap((id) => byId.get(id) ?? []);
 }
 
 /** The order's status without taking its lock (what a request finds when it arrives). */
@@ -92,33 +89,33 @@ export async function orderStatus(db: Database, scope: Scope, id: string) {
 
 /** The order row, locked for the rest of the transaction (fulfilling, cancelling). */
 export function lockOrder(trx: Database, scope: Scope, id: string) {
-  return trx
-    .selectFrom('orders')
-    .select(['id', 'status', 'fulfillment_location_id'])
-    .where(ofMerchant('orders', scope))
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
+  return trx.selectFrom('orders').select(['id', 'status', 'fulfillment_location_id']).where(ofMerchant('orders', scope)).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-/** The lines of an order, for fulfilling and cancelling (the order row is locked by then). */
+/**
+ * The lines of an order, for fulfilling and cancelling (the order row is locked by then), each
+ * with whether its variant still exists (a removed variant's line moves no stock).
+ */
 export function orderLines(trx: Database, scope: Scope, orderId: string) {
   return trx
-    .selectFrom('order_line_items')
-    .select(['id', 'variant_id', 'quantity', 'fulfilled_quantity'])
-    .where(ofMerchant('order_line_items', scope))
-    .where('order_id', '=', orderId)
-    .orderBy('position')
+    .selectFrom('order_line_items as l')
+    .leftJoin('variants as v', (join) => join.onRef('v.id', '=', 'l.variant_id').on(ofMerchant('v', scope)))
+    .select(['l.id', 'l.variant_id', 'l.quantity', 'l.fulfilled_quantity', sql<boolean>`v.id is not null`.as('variant_exists')])
+    .where(ofMerchant('l', scope))
+    .where('l.order_id', '=', orderId)
+    .orderBy('l.position')
     .execute();
 }
 
-export function addFulfilledQuantity(trx: Database, scope: Scope, lineId: string, delta: number) {
-  return trx
-    .updateTable('order_line_items')
-    .set({ fulfilled_quantity: sql`fulfilled_quantity + ${delta}`, updated_at: sql`clock_timestamp()` })
-    .where(ofMerchant('order_line_items', scope))
-    .where('id', '=', lineId)
-    .execute();
+/** Change the fulfilled quantity of several lines in one statement: `[line id, delta]`. */
+export async function addFulfilledQuantities(trx: Database, scope: Scope, deltas: [lineId: string, delta: number][]) {
+  if (deltas.length === 0) return;
+  const rows = JSON.stringify(deltas.map(([id, delta]) => ({ id, delta })));
+  await sql`
+    update order_line_items l
+       set fulfilled_quantity = l.fulfilled_quantity + d.delta, updated_at = clock_timestamp()
+      from jsonb_to_recordset(${rows}::jsonb) as d(id uuid, delta int)
+     where ${ofMerchant('l', scope)} and l.id = d.id`.execute(trx);
 }
 
 export function updateOrderState(trx: Database, scope: Scope, orderId: string, state: { fulfillment_status: OrderFulfillmentState; status?: 'closed' | 'cancelled' }) {
@@ -135,22 +132,19 @@ export function updateOrderState(trx: Database, scope: Scope, orderId: string, s
     .execute();
 }
 
-/** The order's pending fulfillments and, per line item, the quantity they hold. */
+/** The order's pending fulfillments and, per line item, the quantity they hold. One statement. */
 export async function pendingFulfillments(trx: Database, scope: Scope, orderId: string) {
-  const ids = (
-    await trx.selectFrom('fulfillments').select('id').where(ofMerchant('fulfillments', scope)).where('order_id', '=', orderId).where('status', '=', 'pending').execute()
-  ).map((f) => f.id);
+  const rows = await trx
+    .selectFrom('fulfillments as f')
+    .leftJoin('fulfillment_items as i', (join) => join.onRef('i.fulfillment_id', '=', 'f.id').on(ofMerchant('i', scope)))
+    .select(['f.id', 'i.line_item_id', 'i.quantity'])
+    .where(ofMerchant('f', scope))
+    .where('f.order_id', '=', orderId)
+    .where('f.status', '=', 'pending')
+    .execute();
   const quantityByLine = new Map<string, number>();
-  if (ids.length) {
-    const items = await trx
-      .selectFrom('fulfillment_items')
-      .select(['line_item_id', 'quantity'])
-      .where(ofMerchant('fulfillment_items', scope))
-      .where('fulfillment_id', 'in', ids)
-      .execute();
-    for (const it of items) quantityByLine.set(it.line_item_id, (quantityByLine.get(it.line_item_id) ?? 0) + it.quantity);
-  }
-  return { ids, quantityByLine };
+  for (const it of rows) if (it.line_item_id !== null) quantityByLine.set(it.line_item_id, (quantityByLine.get(it.line_item_id) ?? 0) + (it.quantity ?? 0));
+  return { ids: [...new Set(rows.map((r) => r.id))], quantityByLine };
 }
 
 export async function cancelFulfillments(trx: Database, scope: Scope, ids: string[]) {
