@@ -13,6 +13,7 @@ import * as retention from './migrations/0006_retention.ts';
 import * as eventFeed from './migrations/0007_event_feed.ts';
 import * as portalConsole from './migrations/0008_portal_console.ts';
 import * as deliveryWake from './migrations/0009_delivery_wake.ts';
+import * as warehouseFilters from './migrations/0010_warehouse_filters.ts';
 
 export const migrations: { name: string; statements: string[] }[] = [
   { name: '0001_foundation', statements: foundation.statements },
@@ -23,6 +24,7 @@ export const migrations: { name: string; statements: string[] }[] = [
   { name: '0007_event_feed', statements: eventFeed.statements },
   { name: '0008_portal_console', statements: portalConsole.statements },
   { name: '0009_delivery_wake', statements: deliveryWake.statements },
+  { name: '0010_warehouse_filters', statements: warehouseFilters.statements },
 ];
 
 export async function migrate(db: Database): Promise<string[]> {
