@@ -1,7 +1,7 @@
 // Order and fulfillment rows turned into the records the API shows, and the fulfillment state an
 // order's lines make (shown as `fulfillment_status`).
 import type { Selectable } from 'kysely';
-import type { FulfillmentsTable, OrdersTable } from '../../../db/schema.ts';
+import type { FulfillmentsTable, OrderLineItemsTable, OrdersTable } from '../../../db/schema.ts';
 import { iso, money } from '../../../http/serialize.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, type Fulfillment, type Order, type OrderFulfillmentState } from './schemas.ts';
 
@@ -24,18 +24,10 @@ export function group<T, K>(rows: T[], key: (r: T) => K): Map<K, T[]> {
 const fill = <K extends string>(fields: readonly K[], value: Record<string, string | null> | null) =>
   Object.fromEntries(fields.map((f) => [f, value?.[f] ?? null])) as Record<K, string | null>;
 
-/** An order line as the order's statement aggregates it (json_build_object). */
-export interface OrderLineJson {
-  id: string;
-  product_id: string | null;
-  variant_id: string | null;
-  sku: string | null;
-  title: string;
-  variant_title: string | null;
-  quantity: number;
-  fulfilled_quantity: number;
+/** An order line as the order's statement aggregates it (json_build_object: price is a JSON number). */
+export type OrderLineJson = Pick<Selectable<OrderLineItemsTable>, 'id' | 'product_id' | 'variant_id' | 'sku' | 'title' | 'variant_title' | 'quantity' | 'fulfilled_quantity'> & {
   price: number;
-}
+};
 
 /** What presentOrder reads: an order row with its lines and fulfillment ids (queries.ts: orderRecords). */
 export type OrderRecordRow = Pick<
