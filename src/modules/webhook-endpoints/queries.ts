@@ -105,3 +105,78 @@ export async function deliveryOfEvent(db: Database, scope: Scope, eventId: strin
   const row = await db.selectFrom('webhook_deliveries').select('id').where(ofMerchant('webhook_deliveries', scope)).where('event_id', '=', eventId).executeTakeFirstOrThrow();
   return row.id;
 }
+
+// ——— What the portal shows (insight.ts): health, the delivery log with the latest error, detail ———
+
+/** Per endpoint: deliveries of the last 24 hours, delivered and failed. */
+export function selectHealthCounts(db: Database, scope: Scope) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [
+      'endpoint_id',
+      eb.fn.countAll<string>().as('total'),
+      sql<string>`count(*) filter (where status = 'delivered')`.as('delivered'),
+      sql<string>`count(*) filter (where status = 'failed')`.as('failed'),
+    ])
+    .where(ofMerchant('webhook_deliveries', scope))
+    .where('created_at', '>', sql<Date>`clock_timestamp() - interval '24 hours'`)
+    .groupBy('endpoint_id')
+    .execute();
+}
+
+/** Per endpoint: its latest failed attempt (no answer, or not 2xx). */
+export async function selectLatestFailures(db: Database, scope: Scope) {
+  const { rows } = await sql<{ endpoint_id: string; delivery_id: string; created_at: Date; status_code: number | null; error: string | null; response_excerpt: string | null }>`
+    select distinct on (d.endpoint_id) d.endpoint_id, a.delivery_id, a.created_at, a.status_code, a.error, a.response_excerpt
+      from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+     where ${ofMerchant('a', scope)} and (a.status_code is null or a.status_code not between 200 and 299)
+     order by d.endpoint_id, a.created_at desc, a.id desc`.execute(db);
+  return rows;
+}
+
+/** Deliveries with their endpoint's URL, where they came from and the latest attempt's error. */
+function portalDeliveries(db: Database, scope: Scope) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .select([
+      'd.id', 'd.event_id', 'e.type as event_type', 'd.status', 'd.attempts', 'd.last_status_code', 'd.next_attempt_at', 'd.created_at', 'd.updated_at',
+      'd.resent_from', 'd.endpoint_id', 'w.url as endpoint_url',
+      (eb) =>
+        eb.selectFrom('webhook_attempts as a').select('a.error').whereRef('a.delivery_id', '=', 'd.id').orderBy('a.attempt', 'desc').limit(1).as('last_error'),
+    ])
+    .where(ofMerchant('d', scope));
+}
+
+export type PortalDeliveryRow = NonNullable<Awaited<ReturnType<typeof selectPortalDelivery>>>;
+
+/** Newest first. */
+export function selectPortalDeliveries(db: Database, scope: Scope, endpointId: string, limit: number) {
+  return portalDeliveries(db, scope).where('d.endpoint_id', '=', endpointId).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
+}
+
+export function selectPortalDelivery(db: Database, scope: Scope, endpointId: string, deliveryId: string) {
+  return portalDeliveries(db, scope).where('d.endpoint_id', '=', endpointId).where('d.id', '=', deliveryId).executeTakeFirst();
+}
+
+/** Failed, or retrying after a failed attempt, newest first. */
+export function selectFailingDeliveries(db: Database, scope: Scope, limit: number) {
+  return portalDeliveries(db, scope)
+    .where((eb) => eb.or([eb('d.status', '=', 'failed'), eb.and([eb('d.status', '=', 'pending'), eb('d.attempts', '>', 0)])]))
+    .orderBy('d.updated_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Every attempt of a delivery with the request it sent, oldest first. */
+export function selectAttemptRequests(db: Database, scope: Scope, deliveryId: string) {
+  return db
+    .selectFrom('webhook_attempts')
+    .select(['id', 'attempt', 'created_at', 'status_code', 'duration_ms', 'error', 'response_excerpt', 'request_headers', 'request_body'])
+    .where(ofMerchant('webhook_attempts', scope))
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute();
+}
