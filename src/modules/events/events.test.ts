@@ -11,6 +11,7 @@ import type { DocumentNode, DocumentShape } from '../../../test/contract.ts';
 import { fulfil, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
 import { merchantScope } from '../../db/scope.ts';
 import { selectFeedPage } from './queries.ts';
+import { waitFor } from '../../../test/wait.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -36,8 +37,25 @@ async function page(key: string, query = '') {
   return json(await t.api(key, 'GET', `/events${query}`), 200, 'listEvents') as { data: Feed[]; meta: { limit: number; next_cursor: string | null } };
 }
 
+/**
+ * The feed's horizon is the server's oldest open transaction, and transaction ids are shared by every
+ * database of a PostgreSQL server: another suite's open transaction (other test files run beside
+ * this one) holds back this database's events for a moment. Wait until every committed event of
+ * this database is below the horizon before reading what "the whole feed" is.
+ */
+async function settled() {
+  await waitFor(
+    async () => {
+      const { rows } = await sql<{ ok: boolean }>`select coalesce((select max(position_xid) from events) < pg_snapshot_xmin(pg_current_snapshot()), true) as ok`.execute(t.database.db);
+      return rows[0].ok;
+    },
+    { deadlineMs: 30_000, what: 'every committed event to pass the feed horizon' },
+  );
+}
+
 /** Follow the feed from `after` to its end, `limit` at a time, with `after` = the last position. */
 async function follow(key: string, query = '', limit = 250): Promise<Feed[]> {
+  await settled();
   const out: Feed[] = [];
   for (;;) {
     const after = out.length ? `&after=${out[out.length - 1].position}` : '';
@@ -254,6 +272,7 @@ describe('the horizon', () => {
       return eventId;
     });
     expect(inside).toEqual([]);
+    await settled();
     expect((await page(all, `?after=${before}`)).data.map((e) => e.id)).toEqual([id]);
   });
 });
