@@ -1,6 +1,7 @@
 // Memory: the service's resident set idle and after a load, on PostgreSQL and on PGlite (the 10k
 // tier loaded by the same SQL into a fresh DATA_DIR). The load is every list and get endpoint with
-// wrk -t2 -c10 for RSS_SECONDS each; "peak" is the kernel's high-water mark (VmHWM).
+// wrk -t2 -c10 for RSS_SECONDS each; "peak" is the kernel's high-water mark (VmHWM). The service
+// runs with the node flags of `npm start` (package.json), as deployed.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,10 +9,11 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_PARSERS, pgliteDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { API_KEY, TIERS, tierStatements } from './data.ts';
-import { PORTS, getJson, loadAverage, log, rss, sleep, startService, table, wrk, type Server } from './common.ts';
+import { PORTS, ROOT, getJson, loadAverage, log, rss, sleep, startService, table, wrk, type Server } from './common.ts';
 
 const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 3);
 const API = '/api/integrations/v1';
+const START_FLAGS = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string).split(/\s+/).filter((a) => a.startsWith('--'));
 
 export interface RssRow {
   database: string;
@@ -48,8 +50,8 @@ async function pgliteTier(): Promise<string> {
 
 export async function runRss(postgresUrl: string, tierName: string): Promise<RssRow[]> {
   const rows: RssRow[] = [];
-  log(`rss: ${RSS_SECONDS} s of each list/get endpoint per database (load average ${loadAverage()})`);
-  const service = await startService('service', PORTS.service, { ROLE: 'api', DATABASE_URL: postgresUrl });
+  log(`rss: ${RSS_SECONDS} s of each list/get endpoint per database, node ${START_FLAGS.join(' ')} src/main.ts (load average ${loadAverage()})`);
+  const service = await startService('service', PORTS.service, { ROLE: 'api', DATABASE_URL: postgresUrl }, START_FLAGS);
   try {
     rows.push(await measure(`PostgreSQL (${tierName} tier), ROLE=api`, service));
   } finally {
@@ -58,7 +60,7 @@ export async function runRss(postgresUrl: string, tierName: string): Promise<Rss
   const started = Date.now();
   const dir = await pgliteTier();
   log(`  PGlite: 10k tier loaded by SQL in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  const embedded = await startService('service (PGlite)', PORTS.pglite, { DATA_DIR: dir });
+  const embedded = await startService('service (PGlite)', PORTS.pglite, { DATA_DIR: dir }, START_FLAGS);
   try {
     rows.push(await measure('PGlite (10k tier), one process with both roles', embedded));
   } finally {
