@@ -24,6 +24,19 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
   });
   afterAll(() => t?.close());
 
+  /** Runs `body` while a connection of its own holds, in an open transaction, what `sql` locks. */
+  const holding = async (sql: string, params: unknown[], body: (client: pg.Client) => Promise<void>) => {
+    const client = new pg.Client({ connectionString: t.database.url! });
+    await client.connect();
+    try {
+      await client.query('begin');
+      await client.query(sql, params);
+      await body(client);
+    } finally {
+      await client.end();
+    }
+  };
+
   const onHand = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data[0];
 
   it('50 parallel +1 adjustments on one row sum to exactly 50', async () => {
@@ -97,11 +110,7 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
   it('two fulfillments racing for the last unit of the whole order: one 201, one 422; a later request gets 409', async () => {
     const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 1 }]);
     // Hold the order row so both requests are surely in flight (arrived while open) before either applies.
-    const client = new pg.Client({ connectionString: t.database.url! });
-    await client.connect();
-    try {
-      await client.query('begin');
-      await client.query('select id from orders where id = $1 for update', [order.id]);
+    await holding('select id from orders where id = $1 for update', [order.id], async (client) => {
       const racing = Promise.all([fulfil(t, key, order, [1]), fulfil(t, key, order, [1])]);
       // The race happened only if both are waiting on the held row at once: fail, not carry on, if not.
       const waiting = async () => (await client.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()")).rows[0].n;
@@ -112,9 +121,7 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
       expect(json(res.find((r) => r.statusCode === 422)!, 422, 'createFulfillment').errors).toEqual([
         { path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (0)', code: 'exceeds_fulfillable' },
       ]);
-    } finally {
-      await client.end();
-    }
+    });
     const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect([o.status, o.fulfillment_summary.fulfillment_ids.length]).toEqual(['closed', 1]);
     expect(json(await fulfil(t, key, order, [1]), 409, 'createFulfillment').code).toBe('invalid_state');
@@ -137,12 +144,8 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
 
   it('a request whose key is held by an in-flight one answers 409 at once, without waiting for it', async () => {
     const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 1 }]);
-    const client = new pg.Client({ connectionString: t.database.url! });
-    await client.connect();
-    try {
-      // Simulate the first request's open transaction holding the key's lock.
-      await client.query('begin');
-      await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`${m.id}|POST|/api/integrations/v1/fulfillments|slow-1`]);
+    // Simulate the first request's open transaction holding the key's lock.
+    await holding('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`${m.id}|POST|/api/integrations/v1/fulfillments|slow-1`], async (client) => {
       const started = Date.now();
       const res = await fulfil(t, key, order, [1], { 'idempotency-key': 'slow-1' });
       expect(Date.now() - started).toBeLessThan(2000);
@@ -153,9 +156,7 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
       const after = await fulfil(t, key, order, [1], { 'idempotency-key': 'slow-1' });
       expect(after.statusCode).toBe(201);
       expect(after.headers['idempotent-replayed']).toBeUndefined();
-    } finally {
-      await client.end();
-    }
+    });
   });
 });
 

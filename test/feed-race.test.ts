@@ -171,6 +171,16 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
       const orders: { id: string; line_items: { id: string }[] }[] = [];
       const fulfillments: string[] = [];
       const counts = { intake: 0, fulfillments: 0, adjustments: 0, tracking: 0, refused: 0 };
+      /** Until the deadline, acts on one of the ten newest items of `list` (waiting while it is empty). */
+      const eachRecent = async <T,>(list: T[], act: (item: T) => Promise<void>) => {
+        while (Date.now() < deadline) {
+          if (!list.length) {
+            await new Promise((r) => setTimeout(r, 5));
+            continue;
+          }
+          await act(list[list.length - 1 - Math.floor(Math.random() * Math.min(list.length, 10))]);
+        }
+      };
 
       const writers = [
         async () => {
@@ -182,13 +192,8 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
             counts.intake++;
           }
         },
-        async () => {
-          while (Date.now() < deadline) {
-            const order = orders.length ? orders[orders.length - 1 - Math.floor(Math.random() * Math.min(orders.length, 10))] : null;
-            if (!order) {
-              await new Promise((r) => setTimeout(r, 5));
-              continue;
-            }
+        () =>
+          eachRecent(orders, async (order) => {
             const r = await call('POST', '/integrations/v1/fulfillments', { merchant_order_id: order.id, items: [{ merchant_order_item_id: pick(order.line_items).id, quantity: 1 }] });
             if (r.status === 201) {
               fulfillments.push(r.body.data.id);
@@ -197,8 +202,7 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
               expect([409, 422]).toContain(r.status);
               counts.refused++;
             }
-          }
-        },
+          }),
         async () => {
           while (Date.now() < deadline) {
             const rows = [pick(p.variants), pick(p.variants)].map((v) => ({ variant_id: v.id, fulfillment_location_id: pick(m.locations), adjustment: 1 + Math.floor(Math.random() * 5) }));
@@ -207,18 +211,12 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
             counts.adjustments++;
           }
         },
-        async () => {
-          while (Date.now() < deadline) {
-            const id = fulfillments.length ? fulfillments[fulfillments.length - 1 - Math.floor(Math.random() * Math.min(fulfillments.length, 10))] : null;
-            if (!id) {
-              await new Promise((r) => setTimeout(r, 5));
-              continue;
-            }
+        () =>
+          eachRecent(fulfillments, async (id) => {
             const r = await call('POST', `/integrations/v1/fulfillments/${id}/tracking`, { tracking_number: `TRK-${Math.random().toString(36).slice(2, 10)}`, carrier_name: 'UPS' });
             expect(r.status).toBe(200);
             counts.tracking++;
-          }
-        },
+          }),
       ];
 
       let writing = true;

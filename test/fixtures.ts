@@ -2,7 +2,8 @@
 // test), stock, orders and fulfillments. Connected products, which may repeat a native SKU, come
 // from the operator's connected sync (syncConnectedProduct). No fixture inserts rows directly.
 import { randomBytes } from 'node:crypto';
-import { json, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, portalJson, type TestApp, type TestMerchant } from './helpers.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
 
 export interface VariantSpec {
   sku: string | null;
@@ -84,3 +85,39 @@ export async function events(t: TestApp, merchantId: string, type?: string) {
 }
 
 export const WAREHOUSE = ['orders.read', 'products.read', 'inventory.read', 'fulfillments.read', 'inventory.adjust', 'fulfillments.create', 'fulfillments.tracking.write'];
+
+/** A signed-in portal session: the cookie and the CSRF token its writes carry. */
+export interface PortalSession {
+  cookie: string;
+  csrf: string;
+}
+
+export const PORTAL_PASSWORD = 'correct horse battery';
+
+/** Signs in an existing portal user (password `PORTAL_PASSWORD`); a refused login fails the test. */
+export async function portalLogin(t: TestApp, email: string, remoteAddress?: string): Promise<PortalSession> {
+  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email, password: PORTAL_PASSWORD }, ...(remoteAddress ? { remoteAddress } : {}) });
+  return { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: portalJson(res, 200, 'POST /portal/api/login').data.csrf_token };
+}
+
+/** A portal user of the merchant (created through the operator API), signed in. */
+export async function portalUser(t: TestApp, m: TestMerchant, email: string, remoteAddress?: string): Promise<PortalSession> {
+  json(await m.op('POST', '/users', { email, password: PORTAL_PASSWORD }), 201, 'createPortalUser');
+  return portalLogin(t, email, remoteAddress);
+}
+
+/** A portal call in a signed-in session (cookie and CSRF token). */
+export function portalCall(t: TestApp, s: PortalSession, method: string, url: string, payload?: unknown) {
+  return t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, ...(payload !== undefined ? { payload: payload as never } : {}) });
+}
+
+/** A receiver of its own and an endpoint of the merchant's sending it `events`. */
+export async function receivingEndpoint(m: TestMerchant, events: string[], extra: Record<string, unknown> = {}) {
+  const receiver: Receiver = await startReceiver();
+  try {
+    return { receiver, endpoint: json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events, ...extra }), 201, 'createWebhookEndpoint').data };
+  } catch (err) {
+    await receiver.close();
+    throw err;
+  }
+}

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteEntry } from '../src/app.ts';
 import { SCOPES } from '../src/http/scopes.ts';
 import { fingerprint } from './fingerprint.ts';
-import { dbKind, json, OPERATOR_TOKEN, portalJson, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { addStock, fulfil, makeProduct, placeOrder } from './fixtures.ts';
+import { dbKind, json, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { addStock, fulfil, makeProduct, placeOrder, portalLogin } from './fixtures.ts';
 
 const SEED = 20261122;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
@@ -31,8 +31,7 @@ let portal: { cookie: string; csrf: string };
 const ids: Record<string, string> = {};
 
 async function signIn() {
-  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'fuzz@fuzz.test', password: 'correct horse battery' } });
-  portal = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: portalJson(res, 200, 'POST /portal/api/login').data.csrf_token };
+  portal = await portalLogin(t, 'fuzz@fuzz.test');
 }
 
 beforeAll(async () => {

@@ -10,23 +10,21 @@ import { createRequestLog } from '../src/http/request-log.ts';
 import { purgeExpired, retentionSteps } from '../src/maintenance/retention.ts';
 import { json, portalJson, problem, startTestApp, type Problem, type TestApp, type TestMerchant } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { portalCall, portalUser, type PortalSession } from './fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
 let worker: Worker;
 let receiver: Receiver;
-let s: { cookie: string; csrf: string };
+let s: PortalSession;
 let variantId: string;
 
-const call = (method: string, url: string, payload?: unknown) =>
-  t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, ...(payload !== undefined ? { payload: payload as never } : {}) });
+const call = (method: string, url: string, payload?: unknown) => portalCall(t, s, method, url, payload);
 
 beforeAll(async () => {
   t = await startTestApp({ webhookRetrySchedule: [0, 0] });
   m = await t.merchant({ locations: 2 });
-  json(await m.op('POST', '/users', { email: 'ops@console.test', password: 'correct horse battery' }), 201, 'createPortalUser');
-  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@console.test', password: 'correct horse battery' } });
-  s = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: portalJson(res, 200, 'POST /portal/api/login').data.csrf_token };
+  s = await portalUser(t, m, 'ops@console.test');
   const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200, 'syncConnectedSource').data;
   variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
   worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });

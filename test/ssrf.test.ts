@@ -10,6 +10,7 @@ import { isPublicAddress } from '../src/events/address-policy.ts';
 import { createTransport } from '../src/events/transport.ts';
 import { startWorker } from '../src/events/worker.ts';
 import { json, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { portalUser } from './fixtures.ts';
 
 // Hosts (as written in a URL) that must never receive a webhook.
 const REFUSED_HOSTS = [
@@ -43,9 +44,7 @@ describe('SSRF: refused on save', () => {
   beforeAll(async () => {
     strict = await startTestApp({ webhookAllowPrivateUrls: false });
     m = await strict.merchant({ locations: 1 });
-    json(await m.op('POST', '/users', { email: 'ssrf@acme.test', password: 'correct horse battery' }), 201, 'createPortalUser');
-    const res = await strict.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ssrf@acme.test', password: 'correct horse battery' }, remoteAddress: '10.7.0.1' });
-    portal = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: portalJson(res, 200, 'POST /portal/api/login').data.csrf_token };
+    portal = await portalUser(strict, m, 'ssrf@acme.test', '10.7.0.1');
   });
   afterAll(() => strict?.close());
 

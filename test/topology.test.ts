@@ -1,13 +1,14 @@
 // The production topology, as real processes: two API processes (ROLE=api) on two ports and two
 // webhook workers (ROLE=worker) on one PostgreSQL and one Redis. Requests alternate between the
 // API processes; everything that must be shared is. PostgreSQL only (PGlite is one process).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, OPERATOR_TOKEN, testDatabase, type TestDatabase } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { spawnService, stopServices } from './service-process.ts';
 import { waitFor } from './wait.ts';
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
@@ -24,25 +25,11 @@ interface Started {
 const children: ChildProcess[] = [];
 
 function start(role: 'api' | 'worker', databaseUrl: string, ready: RegExp): Promise<Started> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      ROLE: role,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL,
-      REDIS_KEY_PREFIX: PREFIX,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      ...(role === 'worker' ? { METRICS_PORT: '0', WORKER_POLL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '1,1,1' } : {}),
-      PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
-      RATE_LIMIT_PER_MINUTE: String(RATE),
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      SEED_DEMO: 'false',
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnService(role, databaseUrl, {
+    REDIS_URL,
+    REDIS_KEY_PREFIX: PREFIX,
+    ...(role === 'worker' ? { METRICS_PORT: '0', WORKER_POLL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '1,1,1' } : {}),
+    RATE_LIMIT_PER_MINUTE: String(RATE),
   });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -105,14 +92,7 @@ describe.runIf(onPostgres())('two API processes and two workers on one PostgreSQ
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(
-      children.map((c) => {
-        if (c.exitCode !== null) return null;
-        const gone = new Promise((r) => c.once('exit', r));
-        c.kill('SIGTERM');
-        return gone;
-      }),
-    );
+    await stopServices(children);
     await receiver?.close();
     await database?.close();
     const redis = new Redis(REDIS_URL);

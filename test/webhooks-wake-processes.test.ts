@@ -2,35 +2,19 @@
 // beyond every deadline here (60 s): deliveries arrive because each commit notifies the worker's
 // LISTEN connection, and when that connection is terminated the worker reconnects and delivers what
 // was committed meanwhile. PostgreSQL only (PGlite is one process: test/webhooks-wake.test.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WAKE_APPLICATION_NAME } from '../src/events/wake.ts';
 import { onPostgres, OPERATOR_TOKEN, testDatabase, type TestDatabase } from './helpers.ts';
 import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
+import { spawnService, stopServices } from './service-process.ts';
 
 const DEADLINE_MS = 15_000; // far below the worker's 60 s poll
 const children: ChildProcess[] = [];
 
 function start(role: 'api' | 'worker', databaseUrl: string): Promise<{ child: ChildProcess; out: () => string; base: string | null }> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      ROLE: role,
-      DATABASE_URL: databaseUrl,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      WORKER_POLL_MS: '60000',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
-      RATE_LIMIT_PER_MINUTE: '100000',
-      SEED_DEMO: 'false',
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnService(role, databaseUrl, { WORKER_POLL_MS: '60000', RATE_LIMIT_PER_MINUTE: '100000' });
   children.push(child);
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -93,14 +77,7 @@ describe.runIf(onPostgres())('a worker process woken by commits of an API proces
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(
-      children.map((c) => {
-        if (c.exitCode !== null) return null;
-        const gone = new Promise((r) => c.once('exit', r));
-        c.kill('SIGTERM');
-        return gone;
-      }),
-    );
+    await stopServices(children);
     await receiver?.close();
     await database?.close();
   });

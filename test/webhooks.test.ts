@@ -9,6 +9,7 @@ import { createTransport } from '../src/events/transport.ts';
 import { json, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
 import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 import { verify } from './webhook-signature.ts';
+import { receivingEndpoint } from './fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -30,8 +31,9 @@ afterAll(async () => {
 });
 
 async function endpoint(events: string[], extra: Record<string, unknown> = {}) {
-  receiver = await startReceiver();
-  return json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events, ...extra }), 201, 'createWebhookEndpoint').data;
+  const made = await receivingEndpoint(m, events, extra);
+  receiver = made.receiver;
+  return made.endpoint;
 }
 
 async function order(locationId: string, variantId: string) {

@@ -8,26 +8,24 @@ import { startWorker, type Worker } from '../../events/worker.ts';
 import { json, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../../test/receiver.ts';
 import { verify } from '../../../test/webhook-signature.ts';
+import { portalCall, portalUser, receivingEndpoint, type PortalSession } from '../../../test/fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
 let key: string;
 let worker: Worker;
 let receiver: Receiver;
-let s: { cookie: string; csrf: string };
+let s: PortalSession;
 let variantId: string;
 
 /** A portal call as the merchant's signed-in user. */
-const call = (method: string, url: string, payload?: unknown) =>
-  t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, ...(payload !== undefined ? { payload: payload as never } : {}) });
+const call = (method: string, url: string, payload?: unknown) => portalCall(t, s, method, url, payload);
 
 beforeAll(async () => {
   t = await startTestApp({ webhookRetrySchedule: [0, 0], webhookTimeoutMs: 2000 });
   m = await t.merchant({ locations: 2 });
   key = await m.key(['products.write', 'products.read']);
-  json(await m.op('POST', '/users', { email: 'ops@endpoints.test', password: 'correct horse battery' }), 201, 'createPortalUser');
-  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@endpoints.test', password: 'correct horse battery' } });
-  s = { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: portalJson(res, 200, 'POST /portal/api/login').data.csrf_token };
+  s = await portalUser(t, m, 'ops@endpoints.test');
   const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200, 'syncConnectedSource').data;
   variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
   worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });
@@ -39,8 +37,9 @@ afterAll(async () => {
 });
 
 async function endpoint(events: string[], extra: Record<string, unknown> = {}) {
-  receiver = await startReceiver();
-  return json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events, ...extra }), 201, 'createWebhookEndpoint').data;
+  const made = await receivingEndpoint(m, events, extra);
+  receiver = made.receiver;
+  return made.endpoint;
 }
 
 const placeOrder = async () =>
