@@ -1,6 +1,11 @@
-// A LISTEN connection of its own, outside the pool (a pooled connection would be handed to queries
-// and lose the LISTEN). When it is lost (backend terminated, server restart, network) it reconnects
-// with backoff; `connected` and `lost` say when notifications can and cannot be trusted to arrive.
+// The one way this service LISTENs on PostgreSQL: a connection of its own, outside the pool (a pooled
+// connection would be handed to queries and lose the LISTEN). When it is lost (backend terminated,
+// server restart, network) it reconnects with backoff; `onConnected` and `onLost` say when
+// notifications can and cannot be trusted to arrive, so each user catches up after a reconnection.
+// Users: the API key cache (src/app.ts, channels of src/http/keys.ts) and the webhook worker's wake-up
+// (src/events/wake.ts). They keep a connection each, even in a process that runs both roles: the
+// revoking process counts the key listeners by application_name, and each is found (and terminated
+// by the tests) by its own name.
 import pg from 'pg';
 import type { Logger } from 'pino';
 
@@ -8,6 +13,8 @@ export interface ListenOptions {
   channels: string[];
   /** Shown in pg_stat_activity. */
   applicationName: string;
+  /** Names the connection in the warning logged when it is lost (default "LISTEN"). */
+  label?: string;
   onNotify(channel: string, payload: string | undefined): void;
   /** Listening (again): whatever happened while nobody listened is unknown. */
   onConnected(): void;
@@ -41,8 +48,8 @@ export function listen(pool: pg.Pool, options: ListenOptions, log: Pick<Logger, 
       }
       c.end().catch(() => {});
       if (closed) return;
-      log.warn({ err: err ? { message: err.message, code: (err as { code?: string }).code } : undefined, channels: options.channels, retryInMs: backoffMs }, 'LISTEN connection lost; reconnecting');
-      retry = setTimeout(() => void connect(), backoffMs);
+      log.warn({ err: err ? { message: err.message, code: (err as { code?: string }).code } : undefined, channels: options.channels, retryInMs: backoffMs }, `${options.label ?? 'LISTEN'} connection lost; reconnecting`);
+      retry = setTimeout(() => void connect(), backoffMs); // connect() handles its own failures and never rejects
       backoffMs = Math.min(backoffMs * 2, 5_000);
     };
     c.on('error', onLost);

@@ -3,17 +3,18 @@
 // trigger (migration 0009), so the notification leaves with the writing transaction's commit, is
 // dropped by a rollback, and comes once per transaction however many rows it wrote.
 //
-// - PostgreSQL: a dedicated connection outside the pool LISTENs (a pooled one would be handed to
-//   queries and lose the LISTEN). When it is lost (backend terminated, server restart, network) it
-//   reconnects with backoff, and after every (re)connection it wakes the worker once: whatever was
+// - PostgreSQL: a dedicated connection outside the pool LISTENs (src/db/listen.ts, the same
+//   reconnecting listener the API key cache uses). When it is lost it reconnects with backoff, and
+//   after every (re)connection it wakes the worker once: whatever was
 //   committed while nobody listened is claimed then (the catch-up). The worker's slow poll stays as
 //   a safety net for what no notification announces (a dead worker's expired lease, a lost socket
 //   not yet noticed).
 // - PGlite (one process, one session): its own LISTEN delivers the notification in process right
 //   after the committing statement returns, so the same trigger serves both databases.
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseHandle } from '../db/database.ts';
+import { listen } from '../db/listen.ts';
 
 export const WAKE_CHANNEL = 'webhook_deliveries';
 /** The listening connection's application_name (operators and tests find it in pg_stat_activity). */
@@ -60,52 +61,16 @@ function pgliteListener(pglite: NonNullable<DatabaseHandle['pglite']>, wake: () 
 }
 
 function postgresListener(pool: pg.Pool, wake: () => void, log: Logger) {
-  let client: pg.Client | null = null;
-  let closed = false;
-  let retry: NodeJS.Timeout | null = null;
-  let backoffMs = 100;
-
-  async function connect() {
-    retry = null;
-    if (closed) return;
-    const c = new pg.Client({ ...pool.options, application_name: WAKE_APPLICATION_NAME, keepAlive: true });
-    let lost = false;
-    const onLost = (err?: Error) => {
-      if (lost) return;
-      lost = true;
-      if (client === c) client = null;
-      c.end().catch(() => {});
-      if (closed) return;
-      log.warn({ err: err ? { message: err.message, code: (err as { code?: string }).code } : undefined, retryInMs: backoffMs }, 'webhook wake connection lost; reconnecting');
-      retry = setTimeout(() => void connect(), backoffMs); // connect() handles its own failures and never rejects
-      backoffMs = Math.min(backoffMs * 2, 5_000);
-    };
-    c.on('error', onLost);
-    c.on('end', () => onLost());
-    c.on('notification', wake);
-    try {
-      await c.connect();
-      await c.query(`listen ${WAKE_CHANNEL}`);
-    } catch (err) {
-      onLost(err as Error);
-      return;
-    }
-    if (lost) return;
-    if (closed) {
-      await c.end().catch(() => {});
-      return;
-    }
-    client = c;
-    backoffMs = 100;
-    wake(); // catch up on what was committed while nobody listened
-  }
-  void connect();
-
-  return {
-    async close() {
-      closed = true;
-      if (retry) clearTimeout(retry);
-      await client?.end().catch(() => {});
+  return listen(
+    pool,
+    {
+      channels: [WAKE_CHANNEL],
+      applicationName: WAKE_APPLICATION_NAME,
+      label: 'webhook wake',
+      onNotify: wake,
+      onConnected: wake, // catch up on what was committed while nobody listened
+      onLost() {},
     },
-  };
+    log,
+  );
 }
