@@ -4,13 +4,19 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
 
-export const EVENT_TYPES = [
+/** The events about orders, fulfillments and inventory (the warehouse side, bound to a location). */
+export const WAREHOUSE_EVENTS = [
   'order.created',
   'order.updated',
   'order.cancelled',
   'fulfillment.created',
   'fulfillment.updated',
   'inventory.updated',
+] as const;
+
+/** Every event type, in the order the API reference lists them. */
+export const EVENT_TYPES = [
+  ...WAREHOUSE_EVENTS,
   'product.created',
   'product.updated',
   'collection.created',
@@ -20,15 +26,6 @@ export const EVENT_TYPES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
-
-export const WAREHOUSE_EVENTS: EventType[] = [
-  'order.created',
-  'order.updated',
-  'order.cancelled',
-  'fulfillment.created',
-  'fulfillment.updated',
-  'inventory.updated',
-];
 
 export interface NewEvent {
   merchantId: string;

@@ -44,8 +44,8 @@ export interface TargetEndpoint {
   previous_secret_expires_at: Date | null;
 }
 
-/** A delivery this worker holds the lease on, with its event and endpoint. */
-interface Claimed {
+/** A delivery row's own columns, as claimed. */
+interface DeliveryLease {
   id: string;
   /** When the delivery was written: the commit of its event, or a resend. */
   created_at: Date;
@@ -53,6 +53,10 @@ interface Claimed {
   locked_until: Date;
   merchant_id: string;
   endpoint_id: string;
+}
+
+/** A delivery this worker holds the lease on, with its event and endpoint. */
+interface Claimed extends DeliveryLease {
   event: OutgoingEvent;
   endpoint: TargetEndpoint;
 }
@@ -70,13 +74,8 @@ interface Outcome {
   reject(err: unknown): void;
 }
 
-interface ClaimRow {
-  id: string;
-  created_at: Date;
-  attempts: number;
-  locked_until: Date;
-  merchant_id: string;
-  endpoint_id: string;
+/** The claim query's row: the delivery, then its event (ev_) and endpoint (ep_) columns. */
+interface ClaimRow extends DeliveryLease {
   ev_id: string;
   ev_type: string;
   ev_created_at: Date;

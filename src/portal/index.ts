@@ -59,7 +59,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
       scope_aliases: SCOPE_ALIASES as Record<string, string[]>,
       warehouse_scopes: WAREHOUSE_PRESET,
       event_types: [...EVENT_TYPES],
-      warehouse_events: WAREHOUSE_EVENTS,
+      warehouse_events: [...WAREHOUSE_EVENTS],
       request_log_retention_days: app.config.requestLogRetentionDays,
     },
     request_id: req.id,
