@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { api, ApiError, when, type ApiKey, type NewApiKey } from './api.ts';
-import { LocationChooser, locationNames, type Shared } from './shared.tsx';
-import { Confirm, CopyButton, FieldMessage, LoadError, useFlash, useLoad } from './ui.tsx';
+import { api, when, type ApiKey, type NewApiKey } from './api.ts';
+import { LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
+import { Confirm, CopyButton, FieldMessage, LoadError, useFlash, useFormSubmit, useLoad } from './ui.tsx';
 
 export function KeysPage({ meta, locations }: Shared) {
   const { data: keys, error, reload } = useLoad(() => api<ApiKey[]>('GET', '/api-keys'), []);
@@ -81,29 +81,20 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
   const [label, setLabel] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const [locationIds, setLocationIds] = useState<string[] | null>(null);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { errors, setErrors, setFormError, formError, busy, submitWith } = useFormSubmit();
 
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    const local: Record<string, string> = {};
-    if (!label.trim()) local.label = 'Give the key a label, e.g. the system that uses it.';
-    if (scopes.length === 0) local.scopes = 'Choose at least one scope.';
-    if (locationIds !== null && locationIds.length === 0) local.location_ids = 'Choose at least one location, or All locations.';
-    setErrors(local);
-    setFormError('');
-    if (Object.keys(local).length) return;
-    setBusy(true);
-    try {
-      onCreated(await api<NewApiKey>('POST', '/api-keys', { label: label.trim(), scopes, ...(locationIds ? { location_ids: locationIds } : {}) }));
-    } catch (err) {
-      setErrors(err instanceof ApiError ? err.fields : {});
-      setFormError(err instanceof ApiError ? err.message : 'Could not create the key. Try again.');
-    } finally {
-      setBusy(false);
-    }
-  };
+  const submit = submitWith(
+    () => {
+      const local: Record<string, string> = {};
+      if (!label.trim()) local.label = 'Give the key a label, e.g. the system that uses it.';
+      if (scopes.length === 0) local.scopes = 'Choose at least one scope.';
+      const locationError = locationChoiceError(locationIds);
+      if (locationError) local.location_ids = locationError;
+      return local;
+    },
+    async () => onCreated(await api<NewApiKey>('POST', '/api-keys', { label: label.trim(), scopes, ...(locationIds ? { location_ids: locationIds } : {}) })),
+    'Could not create the key. Try again.',
+  );
   const groups = [...new Set(meta.scopes.map((s) => s.split('.')[0]))];
   // Scopes an alias already grants are shown as included.
   const implied = new Set(scopes.flatMap((s) => meta.scope_aliases[s] ?? []));

@@ -1,7 +1,7 @@
 import { api, percent, when, type Overview } from './api.ts';
 import { Link, type Shared } from './shared.tsx';
 import { HealthLine } from './WebhooksPage.tsx';
-import { LoadError, StatusBadge, useLoad } from './ui.tsx';
+import { DeliveryOutcomeCells, LoadError, StatusBadge, useLoad } from './ui.tsx';
 
 export function OverviewPage({ navigate }: Shared) {
   const { data, error, reload } = useLoad(() => api<Overview>('GET', '/overview'), []);
@@ -60,9 +60,7 @@ export function OverviewPage({ navigate }: Shared) {
                     <td data-label="Delivery"><Link to={`/portal/webhooks/${d.endpoint.id}/deliveries/${d.id}`} navigate={navigate}><code>{d.id.slice(0, 8)}</code></Link></td>
                     <td data-label="Type">{d.event_type}</td>
                     <td data-label="Endpoint" className="break">{d.endpoint.url}</td>
-                    <td data-label="Status"><StatusBadge status={d.status} /></td>
-                    <td data-label="Attempts">{d.attempts}</td>
-                    <td data-label="Last answer" className="break">{d.last_status_code ?? d.last_error ?? '—'}</td>
+                    <DeliveryOutcomeCells delivery={d} answerLabel="Last answer" />
                   </tr>
                 ))}
               </tbody>

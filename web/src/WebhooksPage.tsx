@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
-import { api, ApiError, percent, when, type DeliveryDetail, type EndpointWithHealth, type NewEndpoint, type PortalDelivery } from './api.ts';
-import { Link, LocationChooser, locationNames, type Shared } from './shared.tsx';
-import { Confirm, CopyButton, FieldMessage, LoadError, StatusBadge, useFlash, useLoad } from './ui.tsx';
+import { api, percent, when, type DeliveryDetail, type EndpointWithHealth, type NewEndpoint, type PortalDelivery } from './api.ts';
+import { Link, LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
+import { Confirm, CopyButton, DeliveryOutcomeCells, FieldMessage, LoadError, StatusBadge, useFlash, useFormSubmit, useLoad } from './ui.tsx';
 
 type Health = EndpointWithHealth['health'];
 
@@ -68,29 +68,22 @@ function EndpointForm({ meta, locations, editing, onCancel, onSaved }: Pick<Shar
   const [description, setDescription] = useState(editing?.description ?? '');
   const [events, setEvents] = useState<string[]>(editing?.events ?? []);
   const [locationIds, setLocationIds] = useState<string[] | null>(editing?.location_ids ?? null);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    const local: Record<string, string> = {};
-    if (!url.trim()) local.url = 'Enter the https URL of your receiver.';
-    if (events.length === 0) local.events = 'Choose at least one event.';
-    if (locationIds !== null && locationIds.length === 0) local.location_ids = 'Choose at least one location, or All locations.';
-    setErrors(local);
-    setFormError('');
-    if (Object.keys(local).length) return;
-    setBusy(true);
-    try {
+  const { errors, setErrors, setFormError, formError, busy, submitWith } = useFormSubmit();
+  const submit = submitWith(
+    () => {
+      const local: Record<string, string> = {};
+      if (!url.trim()) local.url = 'Enter the https URL of your receiver.';
+      if (events.length === 0) local.events = 'Choose at least one event.';
+      const locationError = locationChoiceError(locationIds);
+      if (locationError) local.location_ids = locationError;
+      return local;
+    },
+    async () => {
       const body = { url: url.trim(), events, description: description.trim() || null, location_ids: locationIds };
       onSaved(editing ? await api<EndpointWithHealth>('PATCH', `/webhook-endpoints/${editing.id}`, body) : await api<NewEndpoint>('POST', '/webhook-endpoints', body));
-    } catch (err) {
-      setErrors(err instanceof ApiError ? err.fields : {});
-      setFormError(err instanceof ApiError ? err.message : 'Could not save the endpoint. Try again.');
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    'Could not save the endpoint. Try again.',
+  );
   const action = editing ? 'Save changes' : 'Add endpoint';
   return (
     <form className="card form" onSubmit={submit} noValidate aria-label={editing ? 'Edit webhook endpoint' : 'Add webhook endpoint'}>
@@ -210,9 +203,7 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
                       {d.resent_from && <div className="small muted">resend of <code>{d.resent_from.slice(0, 8)}</code></div>}
                     </td>
                     <td data-label="Type">{d.event_type}</td>
-                    <td data-label="Status"><StatusBadge status={d.status} /></td>
-                    <td data-label="Attempts">{d.attempts}</td>
-                    <td data-label="Last response" className="break">{d.last_status_code ?? d.last_error ?? '—'}</td>
+                    <DeliveryOutcomeCells delivery={d} answerLabel="Last response" />
                     <td data-label="Next retry">{when(d.next_attempt_at)}</td>
                     <td data-label="Created">{when(d.created_at)}</td>
                     <td className="actions">

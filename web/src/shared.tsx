@@ -34,6 +34,9 @@ export function LocationChooser(props: { locations: Location[]; value: string[] 
   );
 }
 
+/** The LocationChooser's own check: "Specific locations" with none ticked. */
+export const locationChoiceError = (ids: string[] | null) => (ids !== null && ids.length === 0 ? 'Choose at least one location, or All locations.' : undefined);
+
 export const locationNames = (ids: string[] | null, locations: Location[]) =>
   ids === null ? 'All locations' : ids.map((id) => locations.find((l) => l.id === id)?.name ?? id.slice(0, 8)).join(', ');
 

@@ -1,7 +1,7 @@
 // Small shared pieces: copy with feedback, status messages that clear with their context, field
 // errors announced to screen readers, confirmations.
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { copyText, failureText } from './api.ts';
+import { ApiError, copyText, failureText } from './api.ts';
 
 export function CopyButton({ text, label = 'Copy', targetId }: { text: string; label?: string; targetId?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
@@ -85,6 +85,17 @@ export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge ${color}`}>{status}</span>;
 }
 
+/** A delivery's status, attempts and last answer (status code, else error), as cells of a table row. */
+export function DeliveryOutcomeCells({ delivery: d, answerLabel }: { delivery: { status: string; attempts: number; last_status_code: number | null; last_error: string | null }; answerLabel: string }) {
+  return (
+    <>
+      <td data-label="Status"><StatusBadge status={d.status} /></td>
+      <td data-label="Attempts">{d.attempts}</td>
+      <td data-label={answerLabel} className="break">{d.last_status_code ?? d.last_error ?? '—'}</td>
+    </>
+  );
+}
+
 export function CodeBadge({ code }: { code: number | null }) {
   if (code === null) return <span className="badge red">no answer</span>;
   return <span className={`badge ${code < 300 ? 'green' : code < 500 ? 'amber' : 'red'}`}>{code}</span>;
@@ -111,4 +122,32 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   }, deps);
   useEffect(() => void reload(), [reload]);
   return { data, error, reload, setData };
+}
+
+/**
+ * A form's submit, the same for every form: the local checks first (field → message; any message
+ * stops the request), then the request; a refusal shows the API's field errors and message, any
+ * other failure `failed`.
+ */
+export function useFormSubmit() {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submitWith = (check: () => Record<string, string>, send: () => Promise<void>, failed: string) => async (e: React.FormEvent) => {
+    e.preventDefault();
+    const local = check();
+    setErrors(local);
+    setFormError('');
+    if (Object.keys(local).length) return;
+    setBusy(true);
+    try {
+      await send();
+    } catch (err) {
+      setErrors(err instanceof ApiError ? err.fields : {});
+      setFormError(err instanceof ApiError ? err.message : failed);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { errors, setErrors, formError, setFormError, busy, submitWith };
 }
