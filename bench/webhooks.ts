@@ -1,11 +1,24 @@
-// Webhooks, on a throw-away copy of the 10k tier: a receiver in this process (endpoint registered
-// through the operator API, private URLs allowed), inventory adjustments offered at a fixed rate
-// (open loop), and the time from each event's row to its receipt. The event's created_at is taken
-// inside the writing transaction, just before its commit, so "commit → receipt" is a hair less
-// than what is measured. A sampler reads the backlog (pending deliveries) every 250 ms.
+// Webhooks: a receiver in this process (endpoint registered through the operator API, private URLs
+// allowed), inventory adjustments offered at a fixed rate (open loop), and the time from each event's
+// row to its receipt. The event's created_at is taken inside the writing transaction, just before its
+// commit, so "commit → receipt" is a hair less than what is measured. A sampler reads the backlog
+// (pending deliveries) every 250 ms.
+//   npm run bench -- webhooks   (runWebhooks) on a throw-away copy of the 10k tier: one process with
+//                               both roles, then ROLE=api + ROLE=worker processes.
+//   node bench/webhooks.ts      (runQuickWebhooks) the quick standalone check, for comparing the worker
+//                               before and after a change in a few minutes: no data tier, a fresh empty
+//                               database (created and dropped here), ROLE=api + ROLE=worker processes,
+//                               20 products of 10 variants made through the API, then 100 events/s of
+//                               1-row adjustments (latency) and 500 events/s of 10-row ones (load).
+//                               `--json` prints the phases as JSON; BENCH_DATABASE_PREFIX names the
+//                               database; the service's settings (e.g. WORKER_POLL_MS) pass through
+//                               from the environment.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { LOCATIONS, MERCHANT_ID, API_KEY, TIERS, scratchCopy } from './data.ts';
+import { ADMIN_URL, LOCATIONS, MERCHANT_ID, API_KEY, TIERS, dbUrl, scratchCopy } from './data.ts';
 import { OPERATOR_TOKEN, PORTS, callJson, fmt, loadAverage, log, ms, percentile, sleep, startService, table, type Server } from './common.ts';
 
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 20);
@@ -46,7 +59,7 @@ class Receiver {
 }
 
 /** Adjustment requests of `rows` rows at `rate` requests/s for SECONDS, each row a +1 on its own level. */
-async function offer(base: string, pairs: [string, string][], rate: number, rows: number) {
+async function offer(base: string, key: string, pairs: [string, string][], rate: number, rows: number) {
   let next = 0;
   let accepted = 0;
   let refused = 0;
@@ -69,7 +82,7 @@ async function offer(base: string, pairs: [string, string][], rate: number, rows
       const body = { adjustments: Array.from({ length: rows }, () => pairs[next++ % pairs.length]).map(([variant_id, fulfillment_location_id]) => ({ variant_id, fulfillment_location_id, adjustment: 1 })) };
       inFlight++;
       requests.push(
-        fetch(`${base}/api/integrations/v1/inventory/adjustments`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+        fetch(`${base}/api/integrations/v1/inventory/adjustments`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
           .then(async (res) => {
             const text = await res.text();
             if (res.status === 200) accepted++;
@@ -86,7 +99,7 @@ async function offer(base: string, pairs: [string, string][], rate: number, rows
   return { accepted, refused, reasons, seconds };
 }
 
-async function phase(label: string, base: string, databaseUrl: string, receiver: Receiver, pairs: [string, string][], rate: number, rows: number): Promise<WebhookPhase> {
+async function phase(label: string, base: string, key: string, databaseUrl: string, receiver: Receiver, pairs: [string, string][], rate: number, rows: number): Promise<WebhookPhase> {
   const sampler = new pg.Client({ connectionString: databaseUrl });
   await sampler.connect();
   const backlog = async () =>
@@ -106,7 +119,7 @@ async function phase(label: string, base: string, databaseUrl: string, receiver:
   })();
   receiver.latencies.clear();
   log(`  ${label}: offering ${rate * rows} events/s for ${SECONDS} s (load average ${loadAverage()})`);
-  const load = await offer(base, pairs, rate, rows);
+  const load = await offer(base, key, pairs, rate, rows);
   const expected = load.accepted * rows;
   const stopped = performance.now();
   let drainedAfter: number | null = null;
@@ -157,7 +170,7 @@ export async function runWebhooks(): Promise<WebhookPhase[]> {
     const both = await startService('service (api + worker)', PORTS.service, env);
     servers.push(both);
     await callJson('POST', `${both.url}/api/platform/v1/merchants/${MERCHANT_ID}/webhook-endpoints`, { url: `http://127.0.0.1:${PORTS.receiver}/hook`, events: ['inventory.updated'] }, OPERATOR_TOKEN);
-    results.push(await phase('100 events/s, one process (ROLE=api,worker)', both.url, scratch.url, receiver, pairs, 100, 1));
+    results.push(await phase('100 events/s, one process (ROLE=api,worker)', both.url, API_KEY, scratch.url, receiver, pairs, 100, 1));
     await both.stop();
     servers.length = 0;
 
@@ -165,13 +178,50 @@ export async function runWebhooks(): Promise<WebhookPhase[]> {
     const api = await startService('service (api)', PORTS.service, { ...env, ROLE: 'api' });
     servers.push(api);
     servers.push(await startService('worker', PORTS.service, { ...env, ROLE: 'worker' }));
-    results.push(await phase('500 events/s, ROLE=api + ROLE=worker processes', api.url, scratch.url, receiver, pairs, 100, 5));
+    results.push(await phase('500 events/s, ROLE=api + ROLE=worker processes', api.url, API_KEY, scratch.url, receiver, pairs, 100, 5));
   } finally {
     for (const s of servers) await s.stop();
     await receiver.close();
     await scratch.drop();
   }
   return results;
+}
+
+export async function runQuickWebhooks(): Promise<WebhookPhase[]> {
+  const name = `${process.env.BENCH_DATABASE_PREFIX ?? 'bench_quick_webhooks'}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const databaseUrl = dbUrl(name);
+  const receiver = new Receiver();
+  const servers: Server[] = [];
+  try {
+    await receiver.listen();
+    const env = { DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+    const api = await startService('service (api)', PORTS.service, { ...env, ROLE: 'api' });
+    servers.push(api);
+    servers.push(await startService('worker', PORTS.service, { ...env, ROLE: 'worker' }));
+    const merchant = await callJson('POST', `${api.url}/api/platform/v1/merchants`, { name: 'Webhook bench' }, OPERATOR_TOKEN);
+    const operator = (p: string, body: unknown) => callJson('POST', `${api.url}/api/platform/v1/merchants/${merchant.id}${p}`, body, OPERATOR_TOKEN);
+    const location = await operator('/locations', { name: 'Main' });
+    const key = (await operator('/api-keys', { label: 'bench', scopes: ['products.write', 'inventory.adjust'] })).secret as string;
+    await operator('/webhook-endpoints', { url: `http://127.0.0.1:${PORTS.receiver}/hook`, events: ['inventory.updated'] });
+    const pairs: [string, string][] = [];
+    for (let p = 0; p < 20; p++) {
+      const product = await callJson('POST', `${api.url}/api/integrations/v1/products`, { title: `P${p}`, variants: Array.from({ length: 10 }, (_, v) => ({ sku: `B-${p}-${v}`, price: 1 })) }, key);
+      pairs.push(...product.variants.map((v: { id: string }) => [v.id, location.id] as [string, string]));
+    }
+    log(`webhooks (quick): receiver on :${PORTS.receiver}, database ${name}`);
+    return [
+      await phase('100 events/s of 1-row adjustments, ROLE=api + ROLE=worker', api.url, key, databaseUrl, receiver, pairs, 100, 1),
+      await phase('500 events/s of 10-row adjustments, ROLE=api + ROLE=worker', api.url, key, databaseUrl, receiver, pairs, 50, 10),
+    ];
+  } finally {
+    for (const s of servers) await s.stop();
+    await receiver.close();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
 }
 
 export function webhooksReport(phases: WebhookPhase[]): string {
@@ -186,4 +236,9 @@ export function webhooksReport(phases: WebhookPhase[]): string {
       p.drainedAfter === null ? `no (not within ${DRAIN_LIMIT} s)` : `yes, ${fmt(p.drainedAfter, 1)} s after the load`,
     ]),
   );
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const phases = await runQuickWebhooks();
+  console.log(process.argv.includes('--json') ? JSON.stringify(phases, null, 2) : webhooksReport(phases));
 }
