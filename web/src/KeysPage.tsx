@@ -84,14 +84,11 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
   const { errors, setErrors, setFormError, formError, busy, submitWith } = useFormSubmit();
 
   const submit = submitWith(
-    () => {
-      const local: Record<string, string> = {};
-      if (!label.trim()) local.label = 'Give the key a label, e.g. the system that uses it.';
-      if (scopes.length === 0) local.scopes = 'Choose at least one scope.';
-      const locationError = locationChoiceError(locationIds);
-      if (locationError) local.location_ids = locationError;
-      return local;
-    },
+    () => ({
+      label: !label.trim() && 'Give the key a label, e.g. the system that uses it.',
+      scopes: scopes.length === 0 && 'Choose at least one scope.',
+      location_ids: locationChoiceError(locationIds),
+    }),
     async () => onCreated(await api<NewApiKey>('POST', '/api-keys', { label: label.trim(), scopes, ...(locationIds ? { location_ids: locationIds } : {}) })),
     'Could not create the key. Try again.',
   );

@@ -1,7 +1,7 @@
 import { api, percent, when, type Overview } from './api.ts';
 import { Link, type Shared } from './shared.tsx';
 import { HealthLine } from './WebhooksPage.tsx';
-import { DeliveryOutcomeCells, LoadError, StatusBadge, useLoad } from './ui.tsx';
+import { DataTable, DeliveryOutcomeCells, LoadError, StatusBadge, useLoad } from './ui.tsx';
 
 export function OverviewPage({ navigate }: Shared) {
   const { data, error, reload } = useLoad(() => api<Overview>('GET', '/overview'), []);
@@ -51,21 +51,16 @@ export function OverviewPage({ navigate }: Shared) {
       <div className="card">
         <h2>Failing deliveries</h2>
         {data.failing_deliveries.length === 0 ? <p className="muted">None: every recent delivery succeeded or is still on its first try.</p> : (
-          <div className="table-wrap">
-            <table>
-              <thead><tr><th>Delivery</th><th>Type</th><th>Endpoint</th><th>Status</th><th>Attempts</th><th>Last answer</th></tr></thead>
-              <tbody>
-                {data.failing_deliveries.map((d) => (
-                  <tr key={d.id}>
-                    <td data-label="Delivery"><Link to={`/portal/webhooks/${d.endpoint.id}/deliveries/${d.id}`} navigate={navigate}><code>{d.id.slice(0, 8)}</code></Link></td>
-                    <td data-label="Type">{d.event_type}</td>
-                    <td data-label="Endpoint" className="break">{d.endpoint.url}</td>
-                    <DeliveryOutcomeCells delivery={d} answerLabel="Last answer" />
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable head={['Delivery', 'Type', 'Endpoint', 'Status', 'Attempts', 'Last answer']}>
+            {data.failing_deliveries.map((d) => (
+              <tr key={d.id}>
+                <td data-label="Delivery"><Link to={`/portal/webhooks/${d.endpoint.id}/deliveries/${d.id}`} navigate={navigate}><code>{d.id.slice(0, 8)}</code></Link></td>
+                <td data-label="Type">{d.event_type}</td>
+                <td data-label="Endpoint" className="break">{d.endpoint.url}</td>
+                <DeliveryOutcomeCells delivery={d} answerLabel="Last answer" />
+              </tr>
+            ))}
+          </DataTable>
         )}
       </div>
     </section>

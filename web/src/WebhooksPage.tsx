@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, percent, when, type DeliveryDetail, type EndpointWithHealth, type NewEndpoint, type PortalDelivery } from './api.ts';
 import { Link, LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
-import { Confirm, CopyButton, DeliveryOutcomeCells, FieldMessage, LoadError, StatusBadge, useFlash, useFormSubmit, useLoad } from './ui.tsx';
+import { Confirm, CopyButton, DataTable, DeliveryOutcomeCells, FieldMessage, LoadError, StatusBadge, useFlash, useFormSubmit, useLoad } from './ui.tsx';
 
 type Health = EndpointWithHealth['health'];
 
@@ -70,14 +70,11 @@ function EndpointForm({ meta, locations, editing, onCancel, onSaved }: Pick<Shar
   const [locationIds, setLocationIds] = useState<string[] | null>(editing?.location_ids ?? null);
   const { errors, setErrors, setFormError, formError, busy, submitWith } = useFormSubmit();
   const submit = submitWith(
-    () => {
-      const local: Record<string, string> = {};
-      if (!url.trim()) local.url = 'Enter the https URL of your receiver.';
-      if (events.length === 0) local.events = 'Choose at least one event.';
-      const locationError = locationChoiceError(locationIds);
-      if (locationError) local.location_ids = locationError;
-      return local;
-    },
+    () => ({
+      url: !url.trim() && 'Enter the https URL of your receiver.',
+      events: events.length === 0 && 'Choose at least one event.',
+      location_ids: locationChoiceError(locationIds),
+    }),
     async () => {
       const body = { url: url.trim(), events, description: description.trim() || null, location_ids: locationIds };
       onSaved(editing ? await api<EndpointWithHealth>('PATCH', `/webhook-endpoints/${editing.id}`, body) : await api<NewEndpoint>('POST', '/webhook-endpoints', body));
@@ -192,28 +189,23 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
         {logError ? <LoadError error={logError} retry={reloadLog} /> : deliveries === null ? <p className="muted">Loading…</p> : deliveries.length === 0 ? (
           <p className="muted empty-inline">No deliveries yet. Events appear here as they are sent; use “Send test event” to try your receiver.</p>
         ) : (
-          <div className="table-wrap">
-            <table className="deliveries">
-              <thead><tr><th>Delivery</th><th>Type</th><th>Status</th><th>Attempts</th><th>Last response</th><th>Next retry</th><th>Created</th><th /></tr></thead>
-              <tbody>
-                {deliveries.map((d) => (
-                  <tr key={d.id} data-delivery={d.id}>
-                    <td data-label="Delivery">
-                      <Link to={`/portal/webhooks/${id}/deliveries/${d.id}`} navigate={navigate}><code>{d.id.slice(0, 8)}</code></Link>
-                      {d.resent_from && <div className="small muted">resend of <code>{d.resent_from.slice(0, 8)}</code></div>}
-                    </td>
-                    <td data-label="Type">{d.event_type}</td>
-                    <DeliveryOutcomeCells delivery={d} answerLabel="Last response" />
-                    <td data-label="Next retry">{when(d.next_attempt_at)}</td>
-                    <td data-label="Created">{when(d.created_at)}</td>
-                    <td className="actions">
-                      <button className="small" onClick={() => resend(d.id)}>Resend</button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable className="deliveries" head={['Delivery', 'Type', 'Status', 'Attempts', 'Last response', 'Next retry', 'Created', '']}>
+            {deliveries.map((d) => (
+              <tr key={d.id} data-delivery={d.id}>
+                <td data-label="Delivery">
+                  <Link to={`/portal/webhooks/${id}/deliveries/${d.id}`} navigate={navigate}><code>{d.id.slice(0, 8)}</code></Link>
+                  {d.resent_from && <div className="small muted">resend of <code>{d.resent_from.slice(0, 8)}</code></div>}
+                </td>
+                <td data-label="Type">{d.event_type}</td>
+                <DeliveryOutcomeCells delivery={d} answerLabel="Last response" />
+                <td data-label="Next retry">{when(d.next_attempt_at)}</td>
+                <td data-label="Created">{when(d.created_at)}</td>
+                <td className="actions">
+                  <button className="small" onClick={() => resend(d.id)}>Resend</button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </div>
     </section>

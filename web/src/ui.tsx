@@ -85,6 +85,18 @@ export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge ${color}`}>{status}</span>;
 }
 
+/** A scrollable table: the column headings, then the rows (`<tr>`s) as children. */
+export function DataTable({ className, head, children }: { className?: string; head: string[]; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table className={className}>
+        <thead><tr>{head.map((h, i) => <th key={i}>{h}</th>)}</tr></thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /** A delivery's status, attempts and last answer (status code, else error), as cells of a table row. */
 export function DeliveryOutcomeCells({ delivery: d, answerLabel }: { delivery: { status: string; attempts: number; last_status_code: number | null; last_error: string | null }; answerLabel: string }) {
   return (
@@ -125,17 +137,18 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
 }
 
 /**
- * A form's submit, the same for every form: the local checks first (field → message; any message
- * stops the request), then the request; a refusal shows the API's field errors and message, any
+ * A form's submit, the same for every form: the local checks first (field → message, or false
+ * when the field is fine; any message stops the request), then the request; a refusal shows the API's field errors and message, any
  * other failure `failed`.
  */
 export function useFormSubmit() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState('');
   const [busy, setBusy] = useState(false);
-  const submitWith = (check: () => Record<string, string>, send: () => Promise<void>, failed: string) => async (e: React.FormEvent) => {
+  const submitWith = (check: () => Record<string, string | false | undefined>, send: () => Promise<void>, failed: string) => async (e: React.FormEvent) => {
     e.preventDefault();
-    const local = check();
+    const local: Record<string, string> = {};
+    for (const [field, message] of Object.entries(check())) if (message) local[field] = message;
     setErrors(local);
     setFormError('');
     if (Object.keys(local).length) return;
