@@ -1,10 +1,11 @@
-// The shared HTTP layer: auth, errors, validation, paging, rate limits, operator guard, PGlite lock.
+// The shared HTTP layer: auth, errors, validation, paging, rate limits, PGlite lock (the operator API's merchants and
+// portal users: src/modules/merchants/merchants.test.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockDataDir } from '../src/db/database.ts';
-import { json, problem, startTestApp, untypedJson, walk, type TestApp, type TestMerchant } from './helpers.ts';
+import { expectProblem, json, startTestApp, untypedJson, walk, type TestApp, type TestMerchant } from './helpers.ts';
 import type { DocumentShape } from './contract.ts';
 
 let t: TestApp;
@@ -17,17 +18,6 @@ beforeAll(async () => {
   readKey = await m.key(['products.read']);
 });
 afterAll(() => t?.close());
-
-function expectProblem(res: Awaited<ReturnType<TestApp['api']>>, status: number, code: string) {
-  expect(res.statusCode).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = problem(res, status);
-  expect(body.code).toBe(code);
-  expect(body.status).toBe(status);
-  expect(body.type).toBe(`/errors#${code}`);
-  expect(body.request_id).toBe(res.headers['x-request-id']);
-  return body;
-}
 
 describe('authentication', () => {
   it('no key answers 401 problem+json with WWW-Authenticate and a matching X-Request-Id', async () => {
@@ -229,30 +219,6 @@ describe('rate limits shared through Redis', () => {
       await a.app.close();
       await b.app.close();
     }
-  });
-});
-
-describe('operator API', () => {
-  it('rejects a missing or wrong token', async () => {
-    expectProblem(await t.app.inject({ method: 'POST', url: '/api/platform/v1/merchants', payload: { name: 'x' } }), 401, 'unauthorized');
-    expectProblem(
-      await t.app.inject({ method: 'POST', url: '/api/platform/v1/merchants', headers: { authorization: 'Bearer wrong' }, payload: { name: 'x' } }),
-      401,
-      'unauthorized',
-    );
-  });
-
-  it('creates merchants with their currency and answers 404 for an unknown merchant', async () => {
-    const res = json(await t.op('POST', '/merchants', { name: 'Acme', currency: 'eur' }), 201, 'createMerchant');
-    expect(res.data).toEqual({ id: expect.any(String), name: 'Acme', currency: 'EUR' });
-    expectProblem(await t.op('POST', '/merchants/00000000-0000-4000-8000-000000000000/tags', { name: 'x' }), 404, 'not_found');
-  });
-
-  it('creates portal users once per email', async () => {
-    const res = json(await m.op('POST', '/users', { email: 'Ops@Example.com', password: 'correct horse' }), 201, 'createPortalUser');
-    expect(res.data).toEqual({ id: expect.any(String), email: 'ops@example.com' });
-    const again = expectProblem(await m.op('POST', '/users', { email: 'ops@example.com', password: 'correct horse' }), 422, 'validation_failed');
-    expect(again.errors?.[0].path).toBe('/email');
   });
 });
 

@@ -1,7 +1,7 @@
 // Test harness: each test file gets its own database copied from the migrated template, an app
 // driven through app.inject, and helpers to onboard merchants through the operator API.
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -291,4 +291,16 @@ export async function walk(t: TestApp, key: string, path: string, limit: number)
     pages++;
   } while (cursor);
   return { ids, pages };
+}
+
+/** A problem+json answer with this status and code, its type and request_id as the contract says; returns it. */
+export function expectProblem(res: LightMyRequestResponse, status: number, code: string): Problem {
+  expect(res.statusCode).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = problem(res, status);
+  expect(body.code).toBe(code);
+  expect(body.status).toBe(status);
+  expect(body.type).toBe(`/errors#${code}`);
+  expect(body.request_id).toBe(res.headers['x-request-id']);
+  return body;
 }

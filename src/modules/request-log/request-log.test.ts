@@ -1,23 +1,16 @@
-// The portal as an integration console, over HTTP: the API request log (recorded off the request
-// path, filterable, found by X-Request-Id by merchants and operators, purged by age), the events
-// page and the overview (endpoint edit / delete / health and delivery detail: in
-// src/modules/webhook-endpoints/webhook-endpoints.test.ts).
+// The API request log over HTTP: recorded off the request path, filterable in the portal, found by
+// X-Request-Id by merchants and operators, purged by age; the portal overview's request counts.
 import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker, type Worker } from '../src/events/worker.ts';
-import { createRequestLog } from '../src/http/request-log.ts';
-import { purgeExpired, retentionSteps } from '../src/maintenance/retention.ts';
-import { json, portalJson, problem, startTestApp, type Problem, type TestApp, type TestMerchant } from './helpers.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
-import { portalCall, portalUser, type PortalSession } from './fixtures.ts';
+import { createRequestLog } from '../../http/request-log.ts';
+import { purgeExpired, retentionSteps } from '../../maintenance/retention.ts';
+import { json, portalJson, problem, startTestApp, type Problem, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { portalCall, portalUser, type PortalSession } from '../../../test/fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
-let worker: Worker;
-let receiver: Receiver;
 let s: PortalSession;
-let variantId: string;
 
 const call = (method: string, url: string, payload?: unknown) => portalCall(t, s, method, url, payload);
 
@@ -25,19 +18,8 @@ beforeAll(async () => {
   t = await startTestApp({ webhookRetrySchedule: [0, 0] });
   m = await t.merchant({ locations: 2 });
   s = await portalUser(t, m, 'ops@console.test');
-  const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200, 'syncConnectedSource').data;
-  variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
-  worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });
-  receiver = await startReceiver('/hooks');
 });
-afterAll(async () => {
-  await worker?.stop();
-  await receiver?.close();
-  await t?.close();
-});
-
-const placeOrder = async () =>
-  json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder').data;
+afterAll(() => t?.close());
 
 describe('API request log', () => {
   let keyId: string;
@@ -190,26 +172,7 @@ describe('API request log', () => {
   });
 });
 
-describe('events and overview', () => {
-  it('lists recent events with payload and the endpoints each went to', async () => {
-    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.cancelled'], description: 'cancels' }), 201, 'POST /portal/api/webhook-endpoints').data;
-    const placed = await placeOrder();
-    json(await m.op('POST', `/orders/${placed.id}/cancel`, {}), 200, 'cancelOrder');
-    const events = portalJson(await call('GET', '/events?limit=2'), 200, 'GET /portal/api/events');
-    // Written in one transaction, possibly in the same millisecond: the order between them is the id's.
-    expect(events.data.map((e: { type: string }) => e.type).sort()).toEqual(['inventory.updated', 'order.cancelled']);
-    const cancelled = events.data.find((e) => e.type === 'order.cancelled')!;
-    expect(cancelled.payload).toMatchObject({ id: placed.id, status: 'cancelled' });
-    expect(cancelled.deliveries).toEqual([{ id: expect.any(String), endpoint_id: ep.id, endpoint_url: receiver.url, status: 'pending', attempts: 0, last_status_code: null }]);
-    const byType = portalJson(await call('GET', '/events?type=order.cancelled'), 200, 'GET /portal/api/events').data;
-    expect(byType.map((e: { id: string }) => e.id)).toEqual([cancelled.id]);
-    const next = portalJson(await call('GET', `/events?limit=2&before=${encodeURIComponent(events.next_before!)}`), 200, 'GET /portal/api/events').data;
-    expect(next.map((e: { type: string }) => e.type).sort()).toEqual(['inventory.updated', 'order.created']);
-    expect(next.map((e: { id: string }) => e.id).filter((id: string) => events.data.some((e: { id: string }) => e.id === id))).toEqual([]);
-    expect(problem(await call('GET', '/events?type=order.bogus'), 422).errors?.[0].path).toBe('/type');
-    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
-  });
-
+describe('overview', () => {
   it('the overview shows active keys, endpoint health and request counts for the last 24 hours by hour', async () => {
     const overview = portalJson(await call('GET', '/overview'), 200, 'GET /portal/api/overview').data;
     expect(overview.keys.map((k: { label: string }) => k.label).sort()).toEqual(['Acme 3PL', 'ERP']);

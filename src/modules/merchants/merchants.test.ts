@@ -1,0 +1,37 @@
+// Merchants and their portal users through the operator API (create, currency, one user per email);
+// what portal users do once signed in: test/portal.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  m = await t.merchant();
+});
+afterAll(() => t?.close());
+
+describe('operator API', () => {
+  it('rejects a missing or wrong token', async () => {
+    expectProblem(await t.app.inject({ method: 'POST', url: '/api/platform/v1/merchants', payload: { name: 'x' } }), 401, 'unauthorized');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url: '/api/platform/v1/merchants', headers: { authorization: 'Bearer wrong' }, payload: { name: 'x' } }),
+      401,
+      'unauthorized',
+    );
+  });
+
+  it('creates merchants with their currency and answers 404 for an unknown merchant', async () => {
+    const res = json(await t.op('POST', '/merchants', { name: 'Acme', currency: 'eur' }), 201, 'createMerchant');
+    expect(res.data).toEqual({ id: expect.any(String), name: 'Acme', currency: 'EUR' });
+    expectProblem(await t.op('POST', '/merchants/00000000-0000-4000-8000-000000000000/tags', { name: 'x' }), 404, 'not_found');
+  });
+
+  it('creates portal users once per email', async () => {
+    const res = json(await m.op('POST', '/users', { email: 'Ops@Example.com', password: 'correct horse' }), 201, 'createPortalUser');
+    expect(res.data).toEqual({ id: expect.any(String), email: 'ops@example.com' });
+    const again = expectProblem(await m.op('POST', '/users', { email: 'ops@example.com', password: 'correct horse' }), 422, 'validation_failed');
+    expect(again.errors?.[0].path).toBe('/email');
+  });
+});
