@@ -163,4 +163,27 @@ describe('lists', () => {
     expect(large).toBe(small);
     expect(large).toBeLessThanOrEqual(8);
   });
+
+  it('a page of any size, and one product, is one statement: the same count as a flat list of tags', async () => {
+    const other = await t.merchant();
+    const k = await other.key(['products.read', 'products.write']);
+    const img = json(await other.op('POST', '/media-assets', { url: 'https://img.example.com/y.jpg', kind: 'image' }), 201, 'createMediaAsset').data.id;
+    const tag = json(await other.op('POST', '/tags', { name: 'u' }), 201, 'createTag').data.id;
+    let id = '';
+    for (let i = 0; i < 12; i++) {
+      const body = { title: `Q${i}`, primary_image_asset_id: img, gallery_asset_ids: [img], tag_ids: [tag], variants: [{ sku: `Q${i}a`, price: 1 }, { sku: `Q${i}b`, price: 2 }] };
+      id = json(await t.api(k, 'POST', '/products', body), 201, 'createProduct').data.id;
+    }
+    const statements = async (path: string) => {
+      t.database.queries.length = 0;
+      expect((await t.api(k, 'GET', path)).statusCode).toBe(200);
+      return t.database.queries.filter((q) => !/request_log/i.test(q));
+    };
+    const flat = (await statements('/tags?limit=50')).length;
+    for (const path of ['/products?limit=1', '/products?limit=12', `/products/${id}`]) {
+      const seen = await statements(path);
+      expect(seen.filter((q) => /from "products"/.test(q))).toHaveLength(1);
+      expect(seen).toHaveLength(flat);
+    }
+  });
 });

@@ -1,5 +1,6 @@
 // Every statement on products and variants; each takes the handle, then the scope.
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Database } from '../../db/database.ts';
 import type { ProductsTable, VariantsTable } from '../../db/schema.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
@@ -7,47 +8,122 @@ import { readPage, type PageRequest } from '../../http/paging.ts';
 import { now } from '../catalog/queries.ts';
 
 const productColumns = [
-  'id', 'source', 'source_name', 'external_id', 'title', 'description', 'handle', 'status', 'review_status',
-  'pending_title', 'pending_description', 'vendor_id', 'primary_image_asset_id', 'created_at', 'updated_at',
+  'products.id',
+  'products.source',
+  'products.source_name',
+  'products.external_id',
+  'products.title',
+  'products.description',
+  'products.handle',
+  'products.status',
+  'products.review_status',
+  'products.pending_title',
+  'products.pending_description',
+  'products.vendor_id',
+  'products.primary_image_asset_id',
+  'products.created_at',
+  'products.updated_at',
 ] as const;
 
+/**
+ * Products with everything the API shows, built by PostgreSQL in the one statement (json_agg in
+ * correlated subqueries, evaluated only for the rows the page keeps): gallery and tag ids, the
+ * media assets they name, variants with their stock at the locations the scope may see. Money and
+ * weights come as their decimal text, as the columns do.
+ */
+function selectFullProducts(db: Database, scope: Scope) {
+  return db
+    .selectFrom('products')
+    .where(ofMerchant('products', scope))
+    .select(productColumns)
+    .select((eb) => {
+      const linked = (table: 'product_gallery' | 'product_tags') =>
+        eb.selectFrom(table).whereRef(`${table}.product_id`, '=', 'products.id').where(ofMerchant(table, scope)).orderBy(`${table}.position`);
+      return [
+        jsonArrayFrom(linked('product_gallery').select('product_gallery.asset_id')).as('gallery'),
+        jsonArrayFrom(linked('product_tags').select('product_tags.tag_id')).as('tags'),
+        jsonArrayFrom(
+          eb
+            .selectFrom('media_assets')
+            .select(['media_assets.id', 'media_assets.url', 'media_assets.kind'])
+            .where(ofMerchant('media_assets', scope))
+            .where((w) =>
+              w.or([
+                w('media_assets.id', '=', w.ref('products.primary_image_asset_id')),
+                w('media_assets.id', 'in', linked('product_gallery').select('product_gallery.asset_id')),
+              ]),
+            ),
+        ).as('assets'),
+        jsonArrayFrom(
+          eb
+            .selectFrom('variants')
+            .whereRef('variants.product_id', '=', 'products.id')
+            .where(ofMerchant('variants', scope))
+            .select([
+              'variants.id',
+              'variants.external_id',
+              'variants.sku',
+              'variants.option1',
+              'variants.option2',
+              'variants.option3',
+              'variants.barcode',
+              'variants.inventory_policy',
+              'variants.media_asset_id',
+              'variants.shipping_profile',
+              'variants.requires_shipping',
+              'variants.weight_unit',
+              sql<string>`variants.price::text`.as('price'),
+              sql<string | null>`variants.compare_at_price::text`.as('compare_at_price'),
+              sql<string | null>`variants.weight::text`.as('weight'),
+            ])
+            .select((v) =>
+              jsonArrayFrom(
+                v
+                  .selectFrom('inventory_levels')
+                  .select(['inventory_levels.location_id', 'inventory_levels.on_hand', 'inventory_levels.committed'])
+                  .whereRef('inventory_levels.variant_id', '=', 'variants.id')
+                  .where(ofMerchant('inventory_levels', scope))
+                  .where(atVisibleLocation('inventory_levels.location_id', scope))
+                  .orderBy('inventory_levels.location_id'),
+              ).as('inventory'),
+            )
+            .orderBy('variants.position')
+            .orderBy('variants.created_at'),
+        ).as('variants'),
+      ];
+    });
+}
+
+/** Products by id (unknown ids and other merchants' are left out): one statement. */
 export function selectProducts(db: Database, scope: Scope, ids: string[]) {
-  return db.selectFrom('products').select(productColumns).where(ofMerchant('products', scope)).where('id', 'in', ids).execute();
+  return selectFullProducts(db, scope).where('products.id', 'in', ids).execute();
 }
 export type ProductRow = Awaited<ReturnType<typeof selectProducts>>[number];
 
+/** A page of products: one statement. */
 export function selectProductPage(db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) {
-  return readPage(db.selectFrom('products').select(productColumns).where(ofMerchant('products', scope)), 'products', page, updatedAfter);
-}
-
-export function selectVariantsOf(db: Database, scope: Scope, productIds: string[]) {
-  return db.selectFrom('variants').selectAll().where(ofMerchant('variants', scope)).where('product_id', 'in', productIds).orderBy('product_id').orderBy('position').orderBy('created_at').execute();
-}
-
-export function selectAssets(db: Database, scope: Scope, ids: string[]) {
-  return db.selectFrom('media_assets').select(['id', 'url', 'kind']).where(ofMerchant('media_assets', scope)).where('id', 'in', ids).execute();
-}
-
-/** Stock of the variants at the locations the scope may see. */
-export function selectLevels(db: Database, scope: Scope, variantIds: string[]) {
-  return db
-    .selectFrom('inventory_levels')
-    .select(['variant_id', 'location_id', 'on_hand', 'committed'])
-    .where(ofMerchant('inventory_levels', scope))
-    .where('variant_id', 'in', variantIds)
-    .where(atVisibleLocation('inventory_levels.location_id', scope))
-    .orderBy('location_id')
-    .execute();
+  return readPage(selectFullProducts(db, scope), 'products', page, updatedAfter);
 }
 
 export type NewProduct = Omit<Insertable<ProductsTable>, 'merchant_id'>;
 
 export async function insertProduct(db: Database, scope: Scope, values: NewProduct): Promise<string> {
-  return (await db.insertInto('products').values({ ...values, merchant_id: scope.merchantId }).returning('id').executeTakeFirstOrThrow()).id;
+  return (
+    await db
+      .insertInto('products')
+      .values({ ...values, merchant_id: scope.merchantId })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 }
 
 export async function updateProductRow(db: Database, scope: Scope, id: string, set: Updateable<ProductsTable>): Promise<void> {
-  await db.updateTable('products').set({ ...set, updated_at: now }).where(ofMerchant('products', scope)).where('id', '=', id).execute();
+  await db
+    .updateTable('products')
+    .set({ ...set, updated_at: now })
+    .where(ofMerchant('products', scope))
+    .where('id', '=', id)
+    .execute();
 }
 
 /** The product, locked until the transaction ends (writes and review read it first). */
@@ -90,15 +166,32 @@ export async function clearSkus(db: Database, scope: Scope, ids: string[]): Prom
 export type VariantValues = Omit<Updateable<VariantsTable>, 'id' | 'merchant_id' | 'product_id' | 'source' | 'created_at' | 'updated_at'>;
 
 export async function updateVariant(db: Database, scope: Scope, productId: string, id: string, values: VariantValues): Promise<void> {
-  await db.updateTable('variants').set({ ...values, updated_at: now }).where(ofMerchant('variants', scope)).where('product_id', '=', productId).where('id', '=', id).execute();
+  await db
+    .updateTable('variants')
+    .set({ ...values, updated_at: now })
+    .where(ofMerchant('variants', scope))
+    .where('product_id', '=', productId)
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function insertVariant(db: Database, scope: Scope, productId: string, source: 'native' | 'connected', values: VariantValues): Promise<void> {
   await db
     .insertInto('variants')
     .values({
-      merchant_id: scope.merchantId, product_id: productId, source, price: '0',
-      external_id: null, sku: null, option1: null, option2: null, option3: null, barcode: null, media_asset_id: null, shipping_profile: null, ...values,
+      merchant_id: scope.merchantId,
+      product_id: productId,
+      source,
+      price: '0',
+      external_id: null,
+      sku: null,
+      option1: null,
+      option2: null,
+      option3: null,
+      barcode: null,
+      media_asset_id: null,
+      shipping_profile: null,
+      ...values,
     })
     .execute();
 }

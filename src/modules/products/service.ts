@@ -9,7 +9,7 @@ import { emitEvent } from '../../events/outbox.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
 import { replaceLinks } from '../catalog/links.ts';
-import { loadProducts, presentProducts, type Product } from './presenter.ts';
+import { loadProducts, presentProduct, type Product } from './presenter.ts';
 import { insertProduct, lockProduct, selectProductPage, selectVariantKeys, updateProductRow } from './queries.ts';
 import type { ProductCreate, ProductPatch } from './schemas.ts';
 import { checkSkusFree, skuTakenMeanwhile, variantIdProblems, variantProblems } from './validation.ts';
@@ -25,7 +25,7 @@ export async function getProduct(ctx: Ctx, id: string): Promise<Product> {
 
 export async function listProducts(ctx: Ctx, page: PageRequest, filters: { updated_after?: string }) {
   const { items, meta } = await selectProductPage(ctx.db, ctx, page, filters.updated_after);
-  return { items: await presentProducts(ctx.db, ctx, items), meta };
+  return { items: items.map(presentProduct), meta };
 }
 
 /** product.created / product.updated with the product as every location sees it. */
