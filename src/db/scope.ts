@@ -27,6 +27,16 @@ export function atVisibleLocation(column: string, scope: Pick<Scope, 'locationId
   return sql<boolean>`${sql.ref(column)} in (${sql.join(scope.locationIds)})`;
 }
 
+/**
+ * The location rule where the allowed set is itself a column (a webhook endpoint's `location_ids`,
+ * null = every location): a row at no location (`locationColumn` null) is admitted by every set.
+ */
+export function locationsAdmit(allowedColumn: string, locationColumn: string): Expression<SqlBool> {
+  const allowed = sql.ref(allowedColumn);
+  const location = sql.ref(locationColumn);
+  return sql<boolean>`(${allowed} is null or ${location} is null or ${location} = any(${allowed}))`;
+}
+
 /** The location rule in code: may the scope see a row at `locationId`? */
 export function canSeeLocation(scope: Pick<Scope, 'locationIds'>, locationId: string): boolean {
   return scope.locationIds === null || scope.locationIds.includes(locationId);

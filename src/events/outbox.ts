@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
+import { locationsAdmit } from '../db/scope.ts';
 
 /** The events about orders, fulfillments and inventory (the warehouse side, bound to a location). */
 export const WAREHOUSE_EVENTS = [
@@ -39,47 +40,31 @@ export interface NewEvent {
 }
 
 export async function emitEvent(trx: Database, e: NewEvent): Promise<string> {
-  const event = await trx
-    .insertInto('events')
-    .values({ merchant_id: e.merchantId, type: e.type, location_id: e.locationId, payload: JSON.stringify({ object: e.object }) })
-    .returning(['id'])
-    .executeTakeFirstOrThrow();
-  let endpoints = trx
-    .selectFrom('webhook_endpoints')
-    .select([sql<string>`${e.merchantId}::uuid`.as('merchant_id'), 'id as endpoint_id', sql<string>`${event.id}::uuid`.as('event_id')])
-    .where('merchant_id', '=', e.merchantId);
-  if (e.onlyEndpointId) {
-    endpoints = endpoints.where('id', '=', e.onlyEndpointId);
-  } else {
-    endpoints = endpoints
-      .where('status', '=', 'enabled')
-      .where(sql<boolean>`${e.type} = any(events)`)
-      .where(sql<boolean>`(location_ids is null or ${e.locationId}::uuid is null or ${e.locationId}::uuid = any(location_ids))`);
-  }
-  await trx
-    .insertInto('webhook_deliveries')
-    .columns(['merchant_id', 'endpoint_id', 'event_id'])
-    .expression(endpoints as never)
-    .execute();
-  return event.id;
+  const [id] = await emitEvents(trx, e.merchantId, [e], e.onlyEndpointId);
+  return id;
 }
 
 export interface LocatedEvent {
-  type: EventType;
+  type: EventType | 'ping';
   locationId: string | null;
   /** The resource exactly as the API returns it. */
   object: unknown;
 }
 
 /**
- * Several events of one merchant in one statement whatever their number, fanned out in the same
- * statement (the same endpoint rule as emitEvent). Their ids ascend in the given order, so events
+ * Events of one merchant (emitEvent: one) in one statement whatever their number, fanned out to
+ * their webhook endpoints in the same statement. Their ids ascend in the given order, so events
  * written within one millisecond still read back in that order by (created_at, id).
  */
-export async function emitEvents(trx: Database, merchantId: string, events: LocatedEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export async function emitEvents(trx: Database, merchantId: string, events: LocatedEvent[], onlyEndpointId?: string): Promise<string[]> {
+  if (events.length === 0) return [];
   const ids = events.map(() => randomUUID()).sort();
   const rows = events.map((e, i) => ({ id: ids[i], ord: i, type: e.type, location_id: e.locationId, payload: { object: e.object } }));
+  // The endpoints each event goes to: the one named (the test action), or every enabled endpoint
+  // subscribed to its type whose locations admit it (the location rule: src/db/scope.ts).
+  const subscribed = onlyEndpointId
+    ? sql<boolean>`endpoint.id = ${onlyEndpointId}::uuid`
+    : sql<boolean>`endpoint.status = 'enabled' and event.type = any(endpoint.events) and ${locationsAdmit('endpoint.location_ids', 'event.location_id')}`;
   await sql`
     with event as (
       insert into events (id, merchant_id, type, location_id, payload)
@@ -93,7 +78,6 @@ export async function emitEvents(trx: Database, merchantId: string, events: Loca
       from event
       join webhook_endpoints endpoint
         on endpoint.merchant_id = ${merchantId}::uuid
-       and endpoint.status = 'enabled'
-       and event.type = any(endpoint.events)
-       and (endpoint.location_ids is null or event.location_id is null or event.location_id = any(endpoint.location_ids))`.execute(trx);
+       and ${subscribed}`.execute(trx);
+  return ids;
 }
