@@ -304,3 +304,10 @@ export function expectProblem(res: LightMyRequestResponse, status: number, code:
   expect(body.request_id).toBe(res.headers['x-request-id']);
   return body;
 }
+
+type Stoppable = { stop(): Promise<unknown> } | { close(): Promise<unknown> } | undefined;
+
+/** Stops or closes, one after another in the order given, what a suite started (skipping what never started). */
+export async function shutDown(...parts: Stoppable[]): Promise<void> {
+  for (const part of parts) if (part) await ('stop' in part ? part.stop() : part.close());
+}

@@ -8,7 +8,7 @@ import { startRetention, type RetentionJob } from '../src/maintenance/retention.
 import { SCOPES } from '../src/http/scopes.ts';
 import { createLogger } from '../src/logger.ts';
 import { addStock, makeProduct, placeOrder } from './fixtures.ts';
-import { json, onPostgres, OPERATOR_TOKEN, portalJson, problem, startTestApp, type TestApp } from './helpers.ts';
+import { json, onPostgres, OPERATOR_TOKEN, portalJson, problem, shutDown, startTestApp, type TestApp } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-tests';
@@ -55,12 +55,7 @@ beforeAll(async () => {
   retention = startRetention(t.database.db, t.config, log, { autoStart: false });
   receiver = await startReceiver();
 });
-afterAll(async () => {
-  await worker?.stop();
-  await retention?.stop();
-  await receiver?.close();
-  await t?.close();
-});
+afterAll(() => shutDown(worker, retention, receiver, t));
 
 describe('a full flow, logged and measured', () => {
   const secrets: Record<string, string> = { operator_token: OPERATOR_TOKEN, metrics_token: METRICS_TOKEN, password: PASSWORD, wrong_password: WRONG_PASSWORD };

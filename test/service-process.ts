@@ -27,6 +27,14 @@ export function spawnService(role: 'api' | 'worker', databaseUrl: string, env: R
   });
 }
 
+/**
+ * Spawns `src/main.ts` quietly: this process's environment (test prefixes included) plus `env`, no demo
+ * seed, warnings only, stdout ignored and stderr shown.
+ */
+export function spawnQuietService(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['src/main.ts'], { env: { ...process.env, SEED_DEMO: 'false', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 /** SIGTERM to every process still running; resolves once each has exited. */
 export async function stopServices(children: ChildProcess[]): Promise<void> {
   await Promise.all(

@@ -1,10 +1,11 @@
 // Worker processes on one PostgreSQL: several never deliver one event twice at once, and a worker
 // killed mid-batch loses nothing. PostgreSQL only (PGlite is one process).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, onPostgres, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
+import { spawnQuietService } from './service-process.ts';
 import { waitFor } from './wait.ts';
 
 let t: TestApp;
@@ -12,20 +13,7 @@ let m: TestMerchant;
 const children: ChildProcess[] = [];
 
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: t.database.url!,
-      ROLE: 'worker',
-      WORKER_POLL_MS: '50',
-      WEBHOOK_TIMEOUT_MS: '1000',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '1,1,1',
-      SEED_DEMO: 'false',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawnQuietService({ DATABASE_URL: t.database.url!, ROLE: 'worker', WORKER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1' });
   children.push(child);
   return child;
 }

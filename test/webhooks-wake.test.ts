@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryWake, type DeliveryWake } from '../src/events/wake.ts';
 import { startWorker, type Worker } from '../src/events/worker.ts';
-import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, shutDown, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 
 const POLL_MS = 60_000;
@@ -27,12 +27,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201, 'createWebhookEndpoint');
 });
-afterAll(async () => {
-  await worker?.stop();
-  await wake?.close();
-  await receiver?.close();
-  await t?.close();
-});
+afterAll(() => shutDown(worker, wake, receiver, t));
 
 describe('the worker is woken by commits', () => {
   it('each committed event is delivered long before the poll would find it', async () => {

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../src/events/worker.ts';
 import { createTransport } from '../src/events/transport.ts';
-import { json, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, shutDown, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
 import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 import { verify } from './webhook-signature.ts';
 import { receivingEndpoint } from './fixtures.ts';
@@ -25,10 +25,7 @@ beforeAll(async () => {
   worker = startWorker(t.database.db, t.config, log, { autoStart: false });
 });
 afterEach(async () => receiver?.close());
-afterAll(async () => {
-  await worker?.stop();
-  await t?.close();
-});
+afterAll(() => shutDown(worker, t));
 
 async function endpoint(events: string[], extra: Record<string, unknown> = {}) {
   const made = await receivingEndpoint(m, events, extra);

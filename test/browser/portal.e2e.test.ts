@@ -65,6 +65,14 @@ const until = <T>(read: () => T | Promise<T>, timeout = 15_000) => expect.poll(r
 
 const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
 
+/** Opens a section while it is still empty (screenshot of the empty state), then its create form. */
+async function openEmptyForm(section: string, emptyText: string, shotName: string, createButton: string) {
+  await nav(section).click();
+  await page.getByText(emptyText).waitFor();
+  await shot(shotName);
+  await page.getByRole('button', { name: createButton }).click();
+}
+
 describe('portal in a browser', () => {
   beforeAll(async () => {
     // Never skip silently: a missing browser is a failure (scripts/test.ts installs it).
@@ -124,10 +132,7 @@ describe('portal in a browser', () => {
   }, 60_000);
 
   it('creates a Warehouse key with scope help, copies its secret with feedback and uses it', async () => {
-    await nav('API keys').click();
-    await page.getByText('No API keys yet').waitFor();
-    await shot('03-keys-empty');
-    await page.getByRole('button', { name: 'Create key' }).click();
+    await openEmptyForm('API keys', 'No API keys yet', '03-keys-empty', 'Create key');
     await page.getByRole('button', { name: 'Create key' }).last().click(); // empty form: errors next to fields
     await page.getByText('Give the key a label').waitFor();
     await page.getByText('Choose at least one scope.').waitFor();
@@ -201,10 +206,7 @@ describe('portal in a browser', () => {
   }, 60_000);
 
   it('adds an endpoint; a delivery answered 500 then 200 shows both attempts with codes and excerpts; resend makes a new delivery', async () => {
-    await nav('Webhooks').click();
-    await page.getByText('No endpoints yet').waitFor();
-    await shot('11-webhooks-empty');
-    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await openEmptyForm('Webhooks', 'No endpoints yet', '11-webhooks-empty', 'Add endpoint');
     await page.getByLabel('URL').fill('ftp://warehouse.example');
     // Only order events: the receiver's scripted answers then go to the order's delivery.
     await page.getByRole('checkbox', { name: 'order.created' }).check();

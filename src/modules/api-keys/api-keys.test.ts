@@ -2,13 +2,14 @@
 // in one process (two apps on one database, PGlite or PostgreSQL) and across processes on
 // PostgreSQL (NOTIFY on revoke, a LISTEN connection per process). last_used_at is written in
 // batches, off the request path.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.ts';
 import { hashSecret, keyStore } from '../../http/keys.ts';
 import { json, OPERATOR_TOKEN, onPostgres, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { waitFor } from '../../../test/wait.ts';
+import { spawnQuietService } from '../../../test/service-process.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -81,21 +82,7 @@ describe.runIf(onPostgres())('API processes on one PostgreSQL', () => {
   const base = (i: number) => `http://127.0.0.1:${PORTS[i]}`;
 
   function startApi(port: number): ChildProcess {
-    const child = spawn(process.execPath, ['src/main.ts'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: t.database.url!,
-        ROLE: 'api',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
-        RATE_LIMIT_PER_MINUTE: '100000',
-        SEED_DEMO: 'false',
-        LOG_LEVEL: 'warn',
-        REDIS_URL: '',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const child = spawnQuietService({ DATABASE_URL: t.database.url!, ROLE: 'api', PORT: String(port), HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN, RATE_LIMIT_PER_MINUTE: '100000', REDIS_URL: '' });
     children.push(child);
     return child;
   }

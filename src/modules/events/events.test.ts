@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, emitEvent } from '../../events/outbox.ts';
-import { decodePosition } from '../../events/envelope.ts';
+import { decodePosition, type EventEnvelope } from '../../events/envelope.ts';
 import { SCOPES } from '../../http/scopes.ts';
 import { json, startTestApp, untypedJson, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import type { DocumentNode, DocumentShape } from '../../../test/contract.ts';
@@ -20,15 +20,8 @@ let p: MadeProduct;
 /** Every event of the setup, as the all-scopes key sees it in the feed. */
 let feed: Feed[];
 
-interface Feed {
-  id: string;
-  type: string;
-  created_at: string;
-  merchant_id: string;
-  location_id: string | null;
-  position: string;
-  data: { object: { id: string; variants?: { inventory: { fulfillment_location_id: string }[] }[] } };
-}
+/** A feed event as the envelope is written, with the object fields these tests read. */
+type Feed = Omit<EventEnvelope, 'data'> & { data: { object: { id: string; variants?: { inventory: { fulfillment_location_id: string }[] }[] } } };
 
 const adjust = async (key: string, variantId: string, locationId: string, adjustment: number) =>
   json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment }] }), 200, 'adjustInventory');

@@ -114,15 +114,9 @@ describe('POST /fulfillments', () => {
     const restricted = await m.key(WAREHOUSE, [m.locations[1]]);
     expect(json(await fulfil(t, restricted, order, [1, 0]), 422, 'createFulfillment').errors?.[0].path).toBe('/merchant_order_id');
 
-    const res = json(await t.api(key, 'POST', '/fulfillments', {
-        merchant_order_id: order.id,
-        items: [
-          { merchant_order_item_id: order.line_items[0].id, quantity: 2 },
-          { merchant_order_item_id: other.line_items[0].id, quantity: 1 },
-          { merchant_order_item_id: order.line_items[0].id, quantity: 2 },
-          { merchant_order_item_id: order.line_items[1].id, quantity: 3 },
-        ],
-      }), 422, 'createFulfillment');
+    /** A fulfillment of `order` with these (line item id, quantity) pairs. */
+    const fulfilItems = (items: [string, number][]) => t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: items.map(([id, quantity]) => ({ merchant_order_item_id: id, quantity })) });
+    const res = json(await fulfilItems([[order.line_items[0].id, 2], [other.line_items[0].id, 1], [order.line_items[0].id, 2], [order.line_items[1].id, 3]]), 422, 'createFulfillment');
     expect(res.errors).toEqual([
       { path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (3)', code: 'exceeds_fulfillable' },
       { path: '/items/1/merchant_order_item_id', message: 'is not a line item of this order', code: 'unknown_id' },
@@ -134,14 +128,7 @@ describe('POST /fulfillments', () => {
     expect(json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [] }), 422, 'createFulfillment').errors?.[0].path).toBe('/items');
 
     // Duplicates within the limit merge into one item.
-    const ok = json(await t.api(key, 'POST', '/fulfillments', {
-        merchant_order_id: order.id,
-        items: [
-          { merchant_order_item_id: order.line_items[1].id, quantity: 1 },
-          { merchant_order_item_id: order.line_items[0].id, quantity: 1 },
-          { merchant_order_item_id: order.line_items[1].id, quantity: 1 },
-        ],
-      }), 201, 'createFulfillment').data;
+    const ok = json(await fulfilItems([[order.line_items[1].id, 1], [order.line_items[0].id, 1], [order.line_items[1].id, 1]]), 201, 'createFulfillment').data;
     expect(ok.items).toEqual([
       { merchant_order_item_id: order.line_items[1].id, quantity: 2 },
       { merchant_order_item_id: order.line_items[0].id, quantity: 1 },

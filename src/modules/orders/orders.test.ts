@@ -24,6 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
+/** An order intake through the operator API, answered as it comes. */
+const intake = (locationId: string, lineItems: { variant_id: string; quantity: number; price?: number }[]) => m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: lineItems });
 const inventoryOf = async (variantId: string, locationId: string) =>
   json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}&location_id=${locationId}`), 200, 'listInventory').data[0] ?? null;
 
@@ -111,14 +113,7 @@ describe('order intake (operator API)', () => {
   it('names an unknown location, another merchant\'s variant and a bad price', async () => {
     const other = await t.merchant({ locations: 1 });
     const foreign = await makeProduct(t, other, 'Foreign', [{ sku: 'ORD-FOREIGN', price: 1 }]);
-    const res = await m.op('POST', '/orders', {
-      fulfillment_location_id: other.locations[0],
-      line_items: [
-        { variant_id: tee.variants[1].id, quantity: 1, price: 1.005 },
-        { variant_id: foreign.variants[0].id, quantity: 1 },
-      ],
-    });
-    const body = json(res, 422, 'createOrder');
+    const body = json(await intake(other.locations[0], [{ variant_id: tee.variants[1].id, quantity: 1, price: 1.005 }, { variant_id: foreign.variants[0].id, quantity: 1 }]), 422, 'createOrder');
     expect(body.code).toBe('validation_failed');
     expect(body.errors).toEqual([
       { path: '/fulfillment_location_id', message: 'is not a location of this merchant', code: 'unknown_id' },
@@ -133,15 +128,7 @@ describe('order intake (operator API)', () => {
   it('refuses a deny-policy variant with too little available, naming the line, and changes nothing', async () => {
     const before = await inventoryOf(mug.variants[0].id, m.locations[0]);
     const ordersBefore = json(await t.api(key, 'GET', '/orders?limit=250'), 200, 'listOrders').data.length;
-    const res = await m.op('POST', '/orders', {
-      fulfillment_location_id: m.locations[0],
-      line_items: [
-        { variant_id: tee.variants[1].id, quantity: 50 },
-        { variant_id: mug.variants[0].id, quantity: 2 },
-        { variant_id: mug.variants[0].id, quantity: 2 },
-      ],
-    });
-    const body = json(res, 422, 'createOrder');
+    const body = json(await intake(m.locations[0], [{ variant_id: tee.variants[1].id, quantity: 50 }, { variant_id: mug.variants[0].id, quantity: 2 }, { variant_id: mug.variants[0].id, quantity: 2 }]), 422, 'createOrder');
     expect(body.code).toBe('insufficient_inventory');
     expect(body.errors).toEqual([
       { path: '/line_items/1/quantity', message: 'only 3 available at this location', code: 'insufficient_inventory' },

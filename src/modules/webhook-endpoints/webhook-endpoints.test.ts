@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../events/signer.ts';
 import { startWorker, type Worker } from '../../events/worker.ts';
-import { json, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, shutDown, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../../test/receiver.ts';
 import { verify } from '../../../test/webhook-signature.ts';
 import { portalCall, portalUser, receivingEndpoint, type PortalSession } from '../../../test/fixtures.ts';
@@ -31,10 +31,7 @@ beforeAll(async () => {
   worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });
 });
 afterEach(async () => receiver?.close());
-afterAll(async () => {
-  await worker?.stop();
-  await t?.close();
-});
+afterAll(() => shutDown(worker, t));
 
 async function endpoint(events: string[], extra: Record<string, unknown> = {}) {
   const made = await receivingEndpoint(m, events, extra);
