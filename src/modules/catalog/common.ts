@@ -1,10 +1,9 @@
 // Rules shared by products, collections, social videos and connected sync: reference checks,
-// JSON pointers for them, money.
+// JSON pointers for them (money: src/http/money.ts).
 import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import { invalidFields, type FieldError } from '../../http/errors.ts';
 import { selectOwnIds, type OwnedTable } from './queries.ts';
-import { MAX_MONEY } from './schemas.ts';
 
 export interface RefCheck {
   table: OwnedTable;
@@ -26,15 +25,3 @@ export async function checkRefs(trx: Database, scope: Scope, checks: RefCheck[])
 
 export const refList = (path: string, ids: string[] | undefined): [string, string][] => (ids ?? []).map((id, i) => [`${path}/${i}`, id]);
 export const refOne = (path: string, id: string | null | undefined): [string, string][] => (id ? [[path, id]] : []);
-
-/**
- * The money rule (the `Money` schema bounds the same range): at most 2 decimals, checked exactly
- * on the number's decimal text, within numeric(12,2).
- */
-export function moneyProblem(value: number | null | undefined, path: string): FieldError | null {
-  if (value === null || value === undefined) return null;
-  if (!/^\d{1,10}(\.\d{1,2})?$/.test(String(value)) || value > MAX_MONEY) {
-    return { path, message: 'must be a non-negative amount with at most 2 decimals', code: 'invalid_format' };
-  }
-  return null;
-}

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { PageQuery } from '../../http/paging.ts';
 import { Enum, Nullable, Timestamp, Uuid, component } from '../../http/schemas.ts';
+import { Money } from '../../http/money.ts';
 
 /** The query of every catalog and reference list: a page, optionally of rows updated after an instant. */
 export const ListQuery = Type.Object(
@@ -16,9 +17,6 @@ export const WeightUnit = component('WeightUnit', Enum(['g', 'kg', 'lb', 'oz']))
 export const Title = Type.String({ minLength: 1, maxLength: 255 });
 export const Description = Type.String({ maxLength: 65535 });
 export const IdList = (what: string, max = 250) => Type.Array(Uuid(), { maxItems: max, uniqueItems: true, description: `${what} ids of this merchant (full set)` });
-/** The largest amount numeric(12,2) keeps: the one maximum of catalog money (schema and moneyProblem). */
-export const MAX_MONEY = 9_999_999_999.99;
-export const Money = (description: string) => Type.Number({ minimum: 0, maximum: MAX_MONEY, description: `${description}; at most 2 decimals` });
 const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
 
 export const VariantFields = {

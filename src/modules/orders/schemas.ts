@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { PageQueryFields } from '../../http/paging.ts';
 import { Enum, Uuid } from '../../http/schemas.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, ORDER_STATUSES } from './records/schemas.ts';
+import { Money } from '../../http/money.ts';
 
 const strict = { additionalProperties: false } as const;
 
@@ -33,7 +34,7 @@ export const OrderIntakeBody = Type.Object(
         {
           variant_id: Uuid(),
           quantity: Type.Integer({ minimum: 1, maximum: 100_000 }),
-          price: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_LINE_PRICE })),
+          price: Type.Optional(Money('Line price in the merchant currency (default: the variant\'s price)', MAX_LINE_PRICE)),
         },
         strict,
       ),

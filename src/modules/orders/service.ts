@@ -20,12 +20,10 @@ import {
 import type { Order } from './records/schemas.ts';
 import { insertOrder, intakeVariants, selectOrderPage, takeOrderNumber } from './queries.ts';
 import type { OrderFilters, OrderIntake } from './schemas.ts';
+import { centsToString, hasTwoDecimals, toCents } from '../../http/money.ts';
 
 // numeric(12,2): the largest order total we can keep exactly.
 const MAX_TOTAL_CENTS = 999_999_999_999;
-const toCents = (v: string | number) => Math.round(Number(v) * 100);
-const centsToString = (c: number) => `${Math.trunc(c / 100)}.${String(c % 100).padStart(2, '0')}`;
-const hasTwoDecimals = (p: number) => Math.abs(p * 100 - Math.round(p * 100)) < 1e-6;
 
 function variantTitle(v: { option1: string | null; option2: string | null; option3: string | null }): string | null {
   const title = [v.option1, v.option2, v.option3].filter((o): o is string => o !== null && o !== '').join(' / ');

@@ -3,7 +3,7 @@
 import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import { AppError, invalidFields, type FieldError } from '../../http/errors.ts';
-import { moneyProblem } from '../catalog/common.ts';
+import { moneyProblem } from '../../http/money.ts';
 import { selectTakenSkus } from './queries.ts';
 import type { VariantInput } from './schemas.ts';
 
