@@ -77,6 +77,13 @@ export function KeysPage({ meta, locations }: Shared) {
   );
 }
 
+/** What the key form says before sending (the server checks the same and more). */
+const keyFormErrors = (label: string, scopes: string[], locationIds: string[] | null) => ({
+  label: !label.trim() && 'Give the key a label, e.g. the system that uses it.',
+  scopes: scopes.length === 0 && 'Choose at least one scope.',
+  location_ids: locationChoiceError(locationIds),
+});
+
 function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' | 'locations'> & { onCancel: () => void; onCreated: (k: NewApiKey) => void }) {
   const [label, setLabel] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
@@ -84,11 +91,7 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
   const { errors, setErrors, setFormError, formError, busy, submitWith } = useFormSubmit();
 
   const submit = submitWith(
-    () => ({
-      label: !label.trim() && 'Give the key a label, e.g. the system that uses it.',
-      scopes: scopes.length === 0 && 'Choose at least one scope.',
-      location_ids: locationChoiceError(locationIds),
-    }),
+    () => keyFormErrors(label, scopes, locationIds),
     async () => onCreated(await api<NewApiKey>('POST', '/api-keys', { label: label.trim(), scopes, ...(locationIds ? { location_ids: locationIds } : {}) })),
     'Could not create the key. Try again.',
   );
