@@ -107,6 +107,12 @@ export const databaseUnavailable = () =>
 
 export const notFound = (what = 'record') => new AppError('not_found', `No such ${what}.`);
 
+/** `value`, or a 404 `not_found` naming `what` when there is none. */
+export function found<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw notFound(what);
+  return value;
+}
+
 export function invalid(path: string, message: string, code: FieldErrorCode = 'invalid'): AppError {
   return new AppError('validation_failed', `${path.slice(1) || 'body'}: ${message}`, [{ path, message, code }]);
 }

@@ -3,11 +3,11 @@ import { inTransaction } from '../../db/database.ts';
 import { canSeeLocation } from '../../db/scope.ts';
 import { emitEvent, emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
-import { AppError, invalid, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
+import { AppError, found, invalid, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import { inventoryUpdated, moveStock } from '../inventory/queries.ts';
 import { fulfillmentStatusOf } from '../orders/records/present.ts';
-import { addFulfilledQuantities, loadFulfillments, loadOrders, lockOrder, orderLines, orderStatus, updateOrderState } from '../orders/records/queries.ts';
+import { addFulfilledQuantities, loadFulfillments, loadOrders, loadVisible, lockOrder, orderLines, orderStatus, updateOrderState } from '../orders/records/queries.ts';
 import type { Fulfillment } from '../orders/records/schemas.ts';
 import { insertFulfillment, lockFulfillment, selectFulfillmentPage, setTracking } from './queries.ts';
 import type { FulfillmentCreate, FulfillmentFilters, TrackingInput } from './schemas.ts';
@@ -102,13 +102,7 @@ export async function attachTracking(ctx: Ctx, fulfillmentId: string, input: Tra
   });
 }
 
-export async function listFulfillments(ctx: Ctx, page: PageRequest, filters: FulfillmentFilters) {
-  return selectFulfillmentPage(ctx.db, ctx, page, filters);
-}
+export const listFulfillments = (ctx: Ctx, page: PageRequest, filters: FulfillmentFilters) => selectFulfillmentPage(ctx.db, ctx, page, filters);
 
 /** One fulfillment; another merchant's, or one at a location hidden from the key, is not found. */
-export async function getFulfillment(ctx: Ctx, id: string): Promise<Fulfillment> {
-  const [f] = await loadFulfillments(ctx.db, ctx, [id]);
-  if (!f || !canSeeLocation(ctx, f.fulfillment_location_id)) throw notFound('fulfillment');
-  return f;
-}
+export const getFulfillment = async (ctx: Ctx, id: string): Promise<Fulfillment> => found(await loadVisible(loadFulfillments, ctx.db, ctx, id), 'fulfillment');

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/database.ts';
 import { canSeeLocation } from '../../db/scope.ts';
 import { emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
-import { AppError, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
+import { AppError, found, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import { inventoryUpdated, knownLocations, levelKey, moveStock, type StockMove } from '../inventory/queries.ts';
 import { fulfillmentStatusOf, group } from './records/present.ts';
@@ -12,6 +12,7 @@ import {
   cancelFulfillments,
   loadFulfillments,
   loadOrders,
+  loadVisible,
   lockOrder,
   orderLines,
   pendingFulfillments,
@@ -159,13 +160,7 @@ export async function cancelOrder(ctx: Ctx, orderId: string): Promise<Order> {
   });
 }
 
-export async function listOrders(ctx: Ctx, page: PageRequest, filters: OrderFilters) {
-  return selectOrderPage(ctx.db, ctx, page, filters);
-}
+export const listOrders = (ctx: Ctx, page: PageRequest, filters: OrderFilters) => selectOrderPage(ctx.db, ctx, page, filters);
 
 /** One order; another merchant's, or one at a location hidden from the key, is not found. */
-export async function getOrder(ctx: Ctx, id: string): Promise<Order> {
-  const [order] = await loadOrders(ctx.db, ctx, [id]);
-  if (!order || !canSeeLocation(ctx, order.fulfillment_location_id)) throw notFound('order');
-  return order;
-}
+export const getOrder = async (ctx: Ctx, id: string): Promise<Order> => found(await loadVisible(loadOrders, ctx.db, ctx, id), 'order');

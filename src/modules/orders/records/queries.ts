@@ -4,9 +4,20 @@
 // merchant filter.
 import { sql } from 'kysely';
 import type { Database } from '../../../db/database.ts';
-import { ofMerchant, type Scope } from '../../../db/scope.ts';
+import { canSeeLocation, ofMerchant, type Scope } from '../../../db/scope.ts';
 import { presentFulfillment, presentOrder, type FulfillmentItemJson, type OrderLineJson } from './present.ts';
 import type { Fulfillment, Order, OrderFulfillmentState } from './schemas.ts';
+
+/**
+ * The records of `ids` in the order of `ids` (each id once), presented; ids `read` finds no row
+ * for are left out. `read` gets the distinct ids and runs one statement; none for an empty list.
+ */
+async function inIdOrder<R extends { id: string }, T>(ids: string[], read: (unique: string[]) => Promise<R[]>, present: (row: R) => T): Promise<T[]> {
+  if (ids.length === 0) return [];
+  const unique = [...new Set(ids)];
+  const byId = new Map((await read(unique)).map((row) => [row.id, present(row)]));
+  return unique.flatMap((id) => byId.get(id) ?? []);
+}
 
 /**
  * Orders with their lines and fulfillment ids, aggregated by PostgreSQL: one statement for a page
@@ -42,12 +53,8 @@ export const orderRecords = (db: Database, scope: Scope) =>
     .where(ofMerchant('orders', scope));
 
 /** Orders in the order of `ids`; ids that are unknown or another merchant's are left out. One statement. */
-export async function loadOrders(db: Database, scope: Scope, ids: string[]): Promise<Order[]> {
-  if (ids.length === 0) return [];
-  const rows = await orderRecords(db, scope).where('orders.id', 'in', [...new Set(ids)]).execute();
-  const byId = new Map(rows.map((o) => [o.id, presentOrder(o)]));
-  return [...new Set(ids)].flatMap((id) => byId.get(id) ?? []);
-}
+export const loadOrders = (db: Database, scope: Scope, ids: string[]): Promise<Order[]> =>
+  inIdOrder(ids, (unique) => orderRecords(db, scope).where('orders.id', 'in', unique).execute(), presentOrder);
 
 /** Fulfillments with their items, aggregated by PostgreSQL: one statement for a page or a batch. */
 export const fulfillmentRecords = (db: Database, scope: Scope) =>
@@ -74,11 +81,21 @@ export const fulfillmentRecords = (db: Database, scope: Scope) =>
     .where(ofMerchant('fulfillments', scope));
 
 /** Fulfillments in the order of `ids`; ids that are unknown or another merchant's are left out. One statement. */
-export async function loadFulfillments(db: Database, scope: Scope, ids: string[]): Promise<Fulfillment[]> {
-  if (ids.length === 0) return [];
-  const rows = await fulfillmentRecords(db, scope).where('fulfillments.id', 'in', [...new Set(ids)]).execute();
-  const byId = new Map(rows.map((f) => [f.id, presentFulfillment(f)]));
-  return [...new Set(ids)].flatMap((id) => byId.get(id) ?? []);
+export const loadFulfillments = (db: Database, scope: Scope, ids: string[]): Promise<Fulfillment[]> =>
+  inIdOrder(ids, (unique) => fulfillmentRecords(db, scope).where('fulfillments.id', 'in', unique).execute(), presentFulfillment);
+
+/**
+ * One order or fulfillment (`load` is loadOrders or loadFulfillments), or null when it is unknown,
+ * another merchant's, or at a location hidden from the scope: what a GET by id may show.
+ */
+export async function loadVisible<T extends { fulfillment_location_id: string }>(
+  load: (db: Database, scope: Scope, ids: string[]) => Promise<T[]>,
+  db: Database,
+  scope: Scope,
+  id: string,
+): Promise<T | null> {
+  const [record] = await load(db, scope, [id]);
+  return record && canSeeLocation(scope, record.fulfillment_location_id) ? record : null;
 }
 
 /** The order's status without taking its lock (what a request finds when it arrives). */
