@@ -1,39 +1,17 @@
 // GET /fulfillments, GET /fulfillments/:id, POST /fulfillments, POST /fulfillments/:id/tracking.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ctxOf } from '../../http/context.ts';
 import { idempotentRoute } from '../../http/idempotency.ts';
-import { listRoute } from '../../http/paging.ts';
-import { GET_ERRORS, IDEMPOTENT_ERRORS, IdParams, LIST_ERRORS, Many, One, problems } from '../../http/schemas.ts';
+import { getById, listOf, type Resource } from '../../http/read-routes.ts';
+import { IDEMPOTENT_ERRORS, IdParams, One, problems } from '../../http/schemas.ts';
 import { FulfillmentSchema } from '../orders/records/schemas.ts';
 import { FulfillmentCreateBody, FulfillmentListQuery, TrackingBody } from './schemas.ts';
 import { attachTracking, createFulfillment, getFulfillment, listFulfillments } from './service.ts';
 
-const routes: FastifyPluginAsyncTypebox = async (app) => {
-  listRoute(
-    app,
-    '/fulfillments',
-    {
-      config: { scope: 'fulfillments.read' },
-      schema: {
-        operationId: 'listFulfillments',
-        tags: ['Fulfillments'],
-        summary: 'List fulfillments',
-        description: 'Fulfillments with tracking and items, ordered by (updated_at, id). A location-restricted key sees only fulfillments of its locations.',
-        querystring: FulfillmentListQuery,
-        response: { 200: Many(FulfillmentSchema, 'A page of fulfillments.'), ...problems(...LIST_ERRORS) },
-      },
-    },
-    (req, page, query) => listFulfillments(ctxOf(req), page, query),
-  );
+const fulfillments: Resource<typeof FulfillmentSchema> = { path: '/fulfillments', scope: 'fulfillments.read', tag: 'Fulfillments', item: FulfillmentSchema };
 
-  app.get(
-    '/fulfillments/:id',
-    {
-      config: { scope: 'fulfillments.read' },
-      schema: { operationId: 'getFulfillment', tags: ['Fulfillments'], summary: 'Get a fulfillment', params: IdParams, response: { 200: One(FulfillmentSchema, 'The fulfillment.'), ...problems(...GET_ERRORS) } },
-    },
-    async (req) => ({ data: await getFulfillment(ctxOf(req), req.params.id), request_id: req.id }),
-  );
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  listOf(app, fulfillments, { operationId: 'listFulfillments', summary: 'List fulfillments', description: 'Fulfillments with tracking and items, ordered by (updated_at, id). A location-restricted key sees only fulfillments of its locations.', querystring: FulfillmentListQuery, answer: 'A page of fulfillments.' }, listFulfillments);
+  getById(app, fulfillments, { operationId: 'getFulfillment', summary: 'Get a fulfillment', answer: 'The fulfillment.' }, getFulfillment);
 
   idempotentRoute(app, 'POST', '/fulfillments', {
       scope: 'fulfillments.create',

@@ -1,30 +1,26 @@
 // GET /inventory and POST /inventory/adjustments.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ctxOf } from '../../http/context.ts';
 import { idempotentRoute } from '../../http/idempotency.ts';
-import { listRoute } from '../../http/paging.ts';
-import { IDEMPOTENT_ERRORS, LIST_ERRORS, Many, RequestId, component, problems } from '../../http/schemas.ts';
+import { listOf } from '../../http/read-routes.ts';
+import { IDEMPOTENT_ERRORS, RequestId, component, problems } from '../../http/schemas.ts';
 import { AdjustmentBody, InventoryListQuery, InventoryRowSchema } from './schemas.ts';
 import { adjustInventory, listInventory } from './service.ts';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  listRoute(
+  listOf(
     app,
-    '/inventory',
+    { path: '/inventory', scope: 'inventory.read', tag: 'Inventory', item: InventoryRowSchema },
     {
-      config: { scope: 'inventory.read' },
-      schema: {
-        operationId: 'listInventory',
-        tags: ['Inventory'],
-        summary: 'List inventory rows (one per variant and location)',
-        description:
-          'Rows of the key\'s locations, ordered by (updated_at, id). A `location_id` outside the key\'s locations answers 403 `location_forbidden`; one that is not the merchant\'s answers 422.',
-        querystring: InventoryListQuery,
-        response: { 200: Many(InventoryRowSchema, 'A page of inventory rows.'), ...problems(...LIST_ERRORS, 'location_forbidden') },
-      },
+      operationId: 'listInventory',
+      summary: 'List inventory rows (one per variant and location)',
+      description:
+        'Rows of the key\'s locations, ordered by (updated_at, id). A `location_id` outside the key\'s locations answers 403 `location_forbidden`; one that is not the merchant\'s answers 422.',
+      querystring: InventoryListQuery,
+      answer: 'A page of inventory rows.',
+      extraErrors: ['location_forbidden'],
     },
-    (req, page, query) => listInventory(ctxOf(req), page, query),
+    listInventory,
   );
 
   idempotentRoute(app, 'POST', '/inventory/adjustments', {

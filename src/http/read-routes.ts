@@ -1,0 +1,72 @@
+// The read routes of a resource, declared once: GET <path> (a keyset list, via listRoute) and
+// GET <path>/:id, both behind one read scope and one OpenAPI tag. The documents they produce are the
+// ones written out by hand before: `{ data, request_id, meta }` pages with LIST_ERRORS (plus the
+// list's own codes), `{ data, request_id }` answers with GET_ERRORS.
+import type { FastifySchema } from 'fastify';
+import type { Static, TObject, TSchema } from 'typebox';
+import { ctxOf, type Ctx } from './context.ts';
+import type { ErrorCode } from './errors.ts';
+import { listRoute, type Page, type PageRequest } from './paging.ts';
+import { GET_ERRORS, IdParams, LIST_ERRORS, Many, One, problems } from './schemas.ts';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** What a resource's read routes share: the scope that reads it, its tag and the item's schema. */
+export interface Resource<S extends TSchema> {
+  path: string;
+  scope: string;
+  tag: string;
+  item: S;
+}
+
+/** One operation's own words in the OpenAPI document. */
+interface Operation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** The 200 answer's description. */
+  answer: string;
+}
+
+/** GET `resource.path`: a page of items read by `list`; `extraErrors` are problems beyond LIST_ERRORS. */
+export function listOf<S extends TSchema, Q extends TObject, T>(
+  app: TypeBoxApp,
+  resource: Resource<S>,
+  op: Operation & { querystring: Q; extraErrors?: ErrorCode[] },
+  list: (ctx: Ctx, page: PageRequest, query: Static<Q>) => Promise<Page<T>>,
+): void {
+  const { operationId, summary, description, querystring, answer, extraErrors = [] } = op;
+  listRoute(
+    app,
+    resource.path,
+    {
+      config: { scope: resource.scope },
+      schema: {
+        operationId,
+        tags: [resource.tag],
+        summary,
+        ...(description === undefined ? {} : { description }),
+        querystring,
+        response: { 200: Many(resource.item, answer), ...problems(...LIST_ERRORS, ...extraErrors) },
+      },
+    },
+    (req, page, query) => list(ctxOf(req), page, query),
+  );
+}
+
+/** GET `resource.path`/:id: one item read by `get` (which throws not_found). */
+export function getById<S extends TSchema, T>(app: TypeBoxApp, resource: Resource<S>, op: Operation, get: (ctx: Ctx, id: string) => Promise<T>): void {
+  const { operationId, summary, description, answer } = op;
+  // Typed as a plain FastifySchema (as listRoute's options are): the answer's shape is the item's
+  // schema, which the route cannot check against `get`'s type; the params stay typed.
+  const schema: FastifySchema & { params: typeof IdParams } = {
+    operationId,
+    tags: [resource.tag],
+    summary,
+    ...(description === undefined ? {} : { description }),
+    params: IdParams,
+    response: { 200: One(resource.item, answer), ...problems(...GET_ERRORS) },
+  };
+  app.get(`${resource.path}/:id`, { config: { scope: resource.scope }, schema }, async (req) => ({ data: await get(ctxOf(req), req.params.id), request_id: req.id }));
+}
