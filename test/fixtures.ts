@@ -111,13 +111,9 @@ export function portalCall(t: TestApp, s: PortalSession, method: string, url: st
   return t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, ...(payload !== undefined ? { payload: payload as never } : {}) });
 }
 
-/** A receiver of its own and an endpoint of the merchant's sending it `events`. */
-export async function receivingEndpoint(m: TestMerchant, events: string[], extra: Record<string, unknown> = {}) {
-  const receiver: Receiver = await startReceiver();
-  try {
-    return { receiver, endpoint: json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events, ...extra }), 201, 'createWebhookEndpoint').data };
-  } catch (err) {
-    await receiver.close();
-    throw err;
-  }
+/** An endpoint of the merchant's sending `events` to a receiver of its own, handed to `opened` (the caller closes it). */
+export async function receivingEndpoint(m: TestMerchant, events: string[], extra: Record<string, unknown>, opened: (receiver: Receiver) => void) {
+  const receiver = await startReceiver();
+  opened(receiver);
+  return json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events, ...extra }), 201, 'createWebhookEndpoint').data;
 }

@@ -33,11 +33,7 @@ beforeAll(async () => {
 afterEach(async () => receiver?.close());
 afterAll(() => shutDown(worker, t));
 
-async function endpoint(events: string[], extra: Record<string, unknown> = {}) {
-  const made = await receivingEndpoint(m, events, extra);
-  receiver = made.receiver;
-  return made.endpoint;
-}
+const endpoint = (events: string[], extra: Record<string, unknown> = {}) => receivingEndpoint(m, events, extra, (r) => (receiver = r));
 
 const placeOrder = async () =>
   json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder').data;
