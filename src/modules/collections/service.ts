@@ -3,36 +3,27 @@
 import { inTransaction, type Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
-import { AppError, notFound } from '../../http/errors.ts';
-import type { PageRequest } from '../../http/paging.ts';
-import { emitEvent } from '../../events/outbox.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
+import { catalogKind, lockNative } from '../catalog/kind.ts';
 import { replaceLinkSets } from '../catalog/links.ts';
 import { loadCollection, presentCollections, type Collection } from './presenter.ts';
-import { insertCollection, lockCollection, selectCollectionPage, updateCollectionRow } from './queries.ts';
+import { insertCollection, lockCollection, selectCollectionPage, updateCollectionRow, type CollectionRow } from './queries.ts';
 import type { CollectionCreate, CollectionPatch } from './schemas.ts';
 
 export type { Collection };
 
-export async function getCollection(ctx: Ctx, id: string): Promise<Collection> {
-  const c = await loadCollection(ctx.db, ctx, id);
-  if (!c) throw notFound('collection');
-  return c;
-}
-
-export async function listCollections(ctx: Ctx, page: PageRequest, filters: { updated_after?: string }) {
-  const { items, meta } = await selectCollectionPage(ctx.db, ctx, page, filters.updated_after);
-  return { items: await presentCollections(ctx.db, ctx, items), meta };
-}
+export const {
+  get: getCollection,
+  list: listCollections,
+  emit: emitCollection,
+} = catalogKind<Collection, CollectionRow, 'collection.created' | 'collection.updated'>({
+  what: 'collection', load: loadCollection, selectPage: selectCollectionPage, present: presentCollections,
+});
 
 /** Replace the product and tag lists given (an omitted list is kept). */
 export async function replaceCollectionLinks(trx: Database, scope: Scope, id: string, productIds?: string[], tagIds?: string[]) {
   await replaceLinkSets(trx, scope, id, [['collectionProducts', productIds], ['collectionTags', tagIds]]);
-}
-
-export async function emitCollection(trx: Database, scope: Scope, id: string, type: 'collection.created' | 'collection.updated') {
-  await emitEvent(trx, { merchantId: scope.merchantId, type, locationId: null, object: await loadCollection(trx, scope, id) });
 }
 
 export async function createCollection(ctx: Ctx, input: CollectionCreate): Promise<Collection> {
@@ -58,9 +49,7 @@ export async function createCollection(ctx: Ctx, input: CollectionCreate): Promi
 
 export async function updateCollection(ctx: Ctx, id: string, patch: CollectionPatch): Promise<Collection> {
   await inTransaction(ctx.db, async (trx) => {
-    const c = await lockCollection(trx, ctx, id);
-    if (!c) throw notFound('collection');
-    if (c.source !== 'native') throw new AppError('read_only_record', 'This collection comes from a connected source and is read-only here.');
+    await lockNative(lockCollection(trx, ctx, id), 'collection');
     await checkRefs(trx, ctx, [
       { table: 'products', refs: refList('/product_ids', patch.product_ids), what: 'product' },
       { table: 'tags', refs: refList('/tag_ids', patch.tag_ids), what: 'tag' },

@@ -3,11 +3,12 @@
 import { inTransaction, type Database } from '../../db/database.ts';
 import { merchantScope, type Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
-import { AppError, invalidFields, notFound } from '../../http/errors.ts';
+import { invalidFields, notFound } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
+import { lockNative } from '../catalog/kind.ts';
 import { replaceLinks } from '../catalog/links.ts';
 import { loadProducts, presentProduct, type Product } from './presenter.ts';
 import { insertProduct, lockProduct, selectProductPage, selectVariantKeys, updateProductRow } from './queries.ts';
@@ -74,9 +75,7 @@ export async function createProduct(ctx: Ctx, input: ProductCreate): Promise<Pro
 
 export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): Promise<Product> {
   await inTransaction(ctx.db, async (trx) => {
-    const product = await lockProduct(trx, ctx, id);
-    if (!product) throw notFound('product');
-    if (product.source !== 'native') throw new AppError('read_only_record', 'This product comes from a connected source and is read-only here.');
+    await lockNative(lockProduct(trx, ctx, id), 'product');
     if (patch.variants) {
       if (patch.variants.length === 0) throw invalidFields([{ path: '/variants', message: 'must keep at least one variant', code: 'too_few' }]);
       const own = new Set((await selectVariantKeys(trx, ctx, id)).map((v) => v.id));

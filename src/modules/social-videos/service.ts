@@ -2,35 +2,27 @@
 import { inTransaction, type Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
-import { AppError, invalidFields, notFound } from '../../http/errors.ts';
-import type { PageRequest } from '../../http/paging.ts';
-import { emitEvent } from '../../events/outbox.ts';
+import { invalidFields } from '../../http/errors.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
+import { catalogKind, lockNative } from '../catalog/kind.ts';
 import { replaceLinkSets } from '../catalog/links.ts';
 import { loadVideo, presentVideos, type SocialVideo } from './presenter.ts';
-import { insertVideo, lockVideo, selectVideoPage, updateVideoRow } from './queries.ts';
+import { insertVideo, lockVideo, selectVideoPage, updateVideoRow, type VideoRow } from './queries.ts';
 import type { VideoCreate, VideoPatch } from './schemas.ts';
 
 export type { SocialVideo };
 
-export async function getVideo(ctx: Ctx, id: string): Promise<SocialVideo> {
-  const v = await loadVideo(ctx.db, ctx, id);
-  if (!v) throw notFound('social video');
-  return v;
-}
-
-export async function listVideos(ctx: Ctx, page: PageRequest, filters: { updated_after?: string }) {
-  const { items, meta } = await selectVideoPage(ctx.db, ctx, page, filters.updated_after);
-  return { items: await presentVideos(ctx.db, ctx, items), meta };
-}
+export const {
+  get: getVideo,
+  list: listVideos,
+  emit: emitVideo,
+} = catalogKind<SocialVideo, VideoRow, 'social_video.created' | 'social_video.updated'>({
+  what: 'social video', load: loadVideo, selectPage: selectVideoPage, present: presentVideos,
+});
 
 /** Replace the product and collection lists given (an omitted list is kept). */
 export async function replaceVideoLinks(trx: Database, scope: Scope, id: string, productIds?: string[], collectionIds?: string[]) {
   await replaceLinkSets(trx, scope, id, [['videoProducts', productIds], ['videoCollections', collectionIds]]);
-}
-
-export async function emitVideo(trx: Database, scope: Scope, id: string, type: 'social_video.created' | 'social_video.updated') {
-  await emitEvent(trx, { merchantId: scope.merchantId, type, locationId: null, object: await loadVideo(trx, scope, id) });
 }
 
 async function checkVideoRefs(trx: Database, scope: Scope, input: VideoPatch) {
@@ -66,9 +58,7 @@ export async function createVideo(ctx: Ctx, input: VideoCreate): Promise<SocialV
 
 export async function updateVideo(ctx: Ctx, id: string, patch: VideoPatch): Promise<SocialVideo> {
   await inTransaction(ctx.db, async (trx) => {
-    const v = await lockVideo(trx, ctx, id);
-    if (!v) throw notFound('social video');
-    if (v.source !== 'native') throw new AppError('read_only_record', 'This social video comes from a connected source and is read-only here.');
+    const v = await lockNative(lockVideo(trx, ctx, id), 'social video');
     oneSource(patch.video_url !== undefined ? patch.video_url : v.video_url, patch.video_asset_id !== undefined ? patch.video_asset_id : v.video_asset_id);
     await checkVideoRefs(trx, ctx, patch);
     const { product_ids: _p, collection_ids: _c, ...set } = patch;

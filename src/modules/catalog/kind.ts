@@ -1,0 +1,43 @@
+// What the catalog kinds (products, collections, social videos) share around their own
+// statements: get (404 when absent), a presented page, the created/updated event, and the lock a
+// write takes (404 absent, 409 read_only_record for a connected record).
+import type { Database } from '../../db/database.ts';
+import type { Scope } from '../../db/scope.ts';
+import type { Ctx } from '../../http/context.ts';
+import { AppError, notFound } from '../../http/errors.ts';
+import type { Page, PageRequest } from '../../http/paging.ts';
+import { emitEvent, type EventType } from '../../events/outbox.ts';
+
+/** The record locked for a native write: 404 when absent, 409 read_only_record when connected. */
+export async function lockNative<R extends { source: string }>(locked: Promise<R | undefined>, what: string): Promise<R> {
+  const row = await locked;
+  if (!row) throw notFound(what);
+  if (row.source !== 'native') throw new AppError('read_only_record', `This ${what} comes from a connected source and is read-only here.`);
+  return row;
+}
+
+export interface KindOps<T, Row> {
+  /** The singular noun of 404s and read-only answers ("collection", "social video"). */
+  what: string;
+  load: (db: Database, scope: Scope, id: string) => Promise<T | undefined>;
+  selectPage: (db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) => Promise<Page<Row>>;
+  present: (db: Database, scope: Scope, rows: Row[]) => Promise<T[]>;
+}
+
+/** get, list and emit for one kind, from how it loads, pages and presents its rows. */
+export function catalogKind<T, Row, E extends EventType>(ops: KindOps<T, Row>) {
+  return {
+    async get(ctx: Ctx, id: string): Promise<T> {
+      const found = await ops.load(ctx.db, ctx, id);
+      if (!found) throw notFound(ops.what);
+      return found;
+    },
+    async list(ctx: Ctx, page: PageRequest, filters: { updated_after?: string }): Promise<Page<T>> {
+      const { items, meta } = await ops.selectPage(ctx.db, ctx, page, filters.updated_after);
+      return { items: await ops.present(ctx.db, ctx, items), meta };
+    },
+    async emit(trx: Database, scope: Scope, id: string, type: E): Promise<void> {
+      await emitEvent(trx, { merchantId: scope.merchantId, type, locationId: null, object: await ops.load(trx, scope, id) });
+    },
+  };
+}
