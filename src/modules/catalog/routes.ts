@@ -1,0 +1,74 @@
+// The route shape the catalog kinds share: list, get, create (201 + Location) and update, with
+// the kind's scopes (`<scope>.read`, `.write`, and `.submit` for a body with `submit: true`).
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface } from 'fastify';
+import type { TObject, TSchema } from 'typebox';
+import { ctxOf, requireScope, type Ctx } from '../../http/context.ts';
+import { listRoute, type Page, type PageRequest } from '../../http/paging.ts';
+import { IdParams, Many, One, CREATE_ERRORS, GET_ERRORS, LIST_ERRORS, UPDATE_ERRORS, problems } from '../../http/schemas.ts';
+import { ListQuery } from './schemas.ts';
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+/** A body as the route's handler sees it once `schema` validated it (what a `body: S` route gives). */
+type BodyOf<S extends TSchema> = FastifyRequest<RouteGenericInterface, RawServerDefault, RawRequestDefaultExpression, { body: S }, TypeBoxTypeProvider>['body'];
+
+interface Doc {
+  summary: string;
+  description?: string;
+}
+
+export interface CatalogRouteSpec<T extends { id: string }, C extends TObject, U extends TObject> {
+  /** The singular noun ('social video'): it names the path (/social-videos), the scopes
+   * (social_videos.read/.write/.submit), the tag (Social videos) and the operationIds (getSocialVideo). */
+  noun: string;
+  schema: TSchema;
+  /** Whether `submit: true` in a body needs `<scope>.submit`. */
+  submits: boolean;
+  list: Doc;
+  create: Doc & { body: C; run: (ctx: Ctx, body: BodyOf<C>) => Promise<T> };
+  update: Doc & { body: U; run: (ctx: Ctx, id: string, body: BodyOf<U>) => Promise<T> };
+  get: (ctx: Ctx, id: string) => Promise<T>;
+  page: (ctx: Ctx, page: PageRequest, query: { updated_after?: string }) => Promise<Page<T>>;
+}
+
+const doc = ({ summary, description }: Doc) => ({ summary, ...(description !== undefined && { description }) });
+
+const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+export function catalogRoutes<T extends { id: string }, C extends TObject, U extends TObject>(app: App, spec: CatalogRouteSpec<T, C, U>): void {
+  const many = `${spec.noun}s`;
+  const op = spec.noun.split(' ').map(capital).join('');
+  const s = { ...spec, one: spec.noun, many, opOne: op, opMany: `${op}s`, tag: capital(many), path: `/${many.replaceAll(' ', '-')}`, scope: many.replaceAll(' ', '_') };
+  const read = { scope: `${s.scope}.read` };
+  const write = { scope: `${s.scope}.write` };
+  const submitted = (body: unknown) => s.submits && typeof body === 'object' && body !== null && 'submit' in body && body.submit === true;
+  listRoute(
+    app,
+    s.path,
+    { config: read, schema: { operationId: `list${s.opMany}`, tags: [s.tag], ...doc(s.list), querystring: ListQuery, response: { 200: Many(s.schema, `A page of ${s.many}.`), ...problems(...LIST_ERRORS) } } },
+    (req, page, query) => s.page(ctxOf(req), page, query),
+  );
+  app.get(
+    `${s.path}/:id`,
+    { config: read, schema: { operationId: `get${s.opOne}`, tags: [s.tag], summary: `Get a ${s.one}`, params: IdParams, response: { 200: One(s.schema, `The ${s.one}.`), ...problems(...GET_ERRORS) } } },
+    async (req) => ({ data: await s.get(ctxOf(req), req.params.id), request_id: req.id }),
+  );
+  app.post(
+    s.path,
+    { config: write, schema: { operationId: `create${s.opOne}`, tags: [s.tag], ...doc(s.create), body: s.create.body, response: { 201: One(s.schema, `The ${s.one} created.`), ...problems(...CREATE_ERRORS) } } },
+    async (req, reply) => {
+      if (submitted(req.body)) requireScope(req, `${s.scope}.submit`);
+      const created = await s.create.run(ctxOf(req), req.body);
+      reply.code(201).header('Location', `${app.prefix}${s.path}/${created.id}`);
+      return { data: created, request_id: req.id };
+    },
+  );
+  app.patch(
+    `${s.path}/:id`,
+    { config: write, schema: { operationId: `update${s.opOne}`, tags: [s.tag], ...doc(s.update), params: IdParams, body: s.update.body, response: { 200: One(s.schema, `The ${s.one} after the change.`), ...problems(...UPDATE_ERRORS) } } },
+    async (req) => {
+      if (submitted(req.body)) requireScope(req, `${s.scope}.submit`);
+      return { data: await s.update.run(ctxOf(req), req.params.id, req.body), request_id: req.id };
+    },
+  );
+}
