@@ -1,7 +1,7 @@
 // What the catalog kinds (products, collections, social videos) share around their own
 // statements: get (404 when absent), a presented page, the created/updated event, and the lock a
 // write takes (404 absent, 409 read_only_record for a connected record).
-import type { Database } from '../../db/database.ts';
+import { inTransaction, type Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, notFound } from '../../http/errors.ts';
@@ -14,6 +14,20 @@ export async function lockNative<R extends { source: string }>(locked: Promise<R
   if (!row) throw notFound(what);
   if (row.source !== 'native') throw new AppError('read_only_record', `This ${what} comes from a connected source and is read-only here.`);
   return row;
+}
+
+/** Runs `write` in one transaction, then answers the record it wrote (the id it returns) as `get` shows it. */
+export async function writeAndGet<T>(ctx: Ctx, get: (ctx: Ctx, id: string) => Promise<T>, write: (trx: Database) => Promise<string>): Promise<T> {
+  return get(ctx, await inTransaction(ctx.db, write));
+}
+
+/** What a native patch changes of the reviewed fields: title/description wait as pending values, submit sends to review. */
+export function pendingChanges(patch: { title?: string; description?: string | null; submit?: boolean }) {
+  return {
+    ...(patch.title !== undefined && { pending_title: patch.title }),
+    ...(patch.description !== undefined && { pending_description: patch.description }),
+    ...(patch.submit && { review_status: 'in_review' as const }),
+  };
 }
 
 export interface KindOps<T, Row> {

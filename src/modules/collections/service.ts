@@ -1,11 +1,11 @@
 // Collections: native ones are manual; smart ones arrive only through connected sync. Like
 // products, title/description wait for review while product_ids and tag_ids apply at once.
-import { inTransaction, type Database } from '../../db/database.ts';
+import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
-import { catalogKind, lockNative } from '../catalog/kind.ts';
+import { catalogKind, lockNative, pendingChanges, writeAndGet } from '../catalog/kind.ts';
 import { replaceLinkSets } from '../catalog/links.ts';
 import { loadCollection, presentCollections, type Collection } from './presenter.ts';
 import { insertCollection, lockCollection, selectCollectionPage, updateCollectionRow, type CollectionRow } from './queries.ts';
@@ -13,11 +13,7 @@ import type { CollectionCreate, CollectionPatch } from './schemas.ts';
 
 export type { Collection };
 
-export const {
-  get: getCollection,
-  list: listCollections,
-  emit: emitCollection,
-} = catalogKind<Collection, CollectionRow, 'collection.created' | 'collection.updated'>({
+export const { get: getCollection, list: listCollections, emit: emitCollection } = catalogKind<Collection, CollectionRow, 'collection.created' | 'collection.updated'>({
   what: 'collection', load: loadCollection, selectPage: selectCollectionPage, present: presentCollections,
 });
 
@@ -27,7 +23,7 @@ export async function replaceCollectionLinks(trx: Database, scope: Scope, id: st
 }
 
 export async function createCollection(ctx: Ctx, input: CollectionCreate): Promise<Collection> {
-  const id = await inTransaction(ctx.db, async (trx) => {
+  return writeAndGet(ctx, getCollection, async (trx) => {
     await checkRefs(trx, ctx, [
       { table: 'media_assets', refs: refOne('/primary_image_asset_id', input.primary_image_asset_id), what: 'media asset' },
       { table: 'products', refs: refList('/product_ids', input.product_ids), what: 'product' },
@@ -44,23 +40,18 @@ export async function createCollection(ctx: Ctx, input: CollectionCreate): Promi
     await emitCollection(trx, ctx, collectionId, 'collection.created');
     return collectionId;
   });
-  return getCollection(ctx, id);
 }
 
 export async function updateCollection(ctx: Ctx, id: string, patch: CollectionPatch): Promise<Collection> {
-  await inTransaction(ctx.db, async (trx) => {
+  return writeAndGet(ctx, getCollection, async (trx) => {
     await lockNative(lockCollection(trx, ctx, id), 'collection');
     await checkRefs(trx, ctx, [
       { table: 'products', refs: refList('/product_ids', patch.product_ids), what: 'product' },
       { table: 'tags', refs: refList('/tag_ids', patch.tag_ids), what: 'tag' },
     ]);
     await replaceCollectionLinks(trx, ctx, id, patch.product_ids, patch.tag_ids);
-    await updateCollectionRow(trx, ctx, id, {
-      ...(patch.title !== undefined && { pending_title: patch.title }),
-      ...(patch.description !== undefined && { pending_description: patch.description }),
-      ...(patch.submit && { review_status: 'in_review' as const }),
-    });
+    await updateCollectionRow(trx, ctx, id, pendingChanges(patch));
     await emitCollection(trx, ctx, id, 'collection.updated');
+    return id;
   });
-  return getCollection(ctx, id);
 }

@@ -1,6 +1,6 @@
 // Products: native ones are written here; connected ones only by connected sync. Pending
 // title/description wait for review (review.ts); variants and tags apply at once (contract §6).
-import { inTransaction, type Database } from '../../db/database.ts';
+import type { Database } from '../../db/database.ts';
 import { merchantScope, type Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { invalidFields, notFound } from '../../http/errors.ts';
@@ -8,7 +8,7 @@ import type { PageRequest } from '../../http/paging.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
-import { lockNative } from '../catalog/kind.ts';
+import { lockNative, pendingChanges, writeAndGet } from '../catalog/kind.ts';
 import { replaceLinks } from '../catalog/links.ts';
 import { loadProducts, presentProduct, type Product } from './presenter.ts';
 import { insertProduct, lockProduct, selectProductPage, selectVariantKeys, updateProductRow } from './queries.ts';
@@ -39,7 +39,7 @@ export async function createProduct(ctx: Ctx, input: ProductCreate): Promise<Pro
   const variants = input.variants && input.variants.length ? input.variants : [{ option1: 'Default', price: 0 }];
   const errors = variantProblems(variants, () => true);
   if (errors.length) throw invalidFields(errors);
-  const id = await inTransaction(ctx.db, async (trx) => {
+  return writeAndGet(ctx, getProduct, async (trx) => {
     await checkRefs(trx, ctx, [
       { table: 'vendors', refs: refOne('/vendor_id', input.vendor_id), what: 'vendor' },
       { table: 'media_assets', refs: [...refOne('/primary_image_asset_id', input.primary_image_asset_id), ...refList('/gallery_asset_ids', input.gallery_asset_ids), ...variants.flatMap((v, i) => refOne(`/variants/${i}/media_asset_id`, v.media_asset_id))], what: 'media asset' },
@@ -70,11 +70,10 @@ export async function createProduct(ctx: Ctx, input: ProductCreate): Promise<Pro
     await emitProduct(trx, ctx, productId, 'product.created');
     return productId;
   });
-  return getProduct(ctx, id);
 }
 
 export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): Promise<Product> {
-  await inTransaction(ctx.db, async (trx) => {
+  return writeAndGet(ctx, getProduct, async (trx) => {
     await lockNative(lockProduct(trx, ctx, id), 'product');
     if (patch.variants) {
       if (patch.variants.length === 0) throw invalidFields([{ path: '/variants', message: 'must keep at least one variant', code: 'too_few' }]);
@@ -91,12 +90,8 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
       await replaceVariants(trx, ctx, id, 'native', patch.variants);
     }
     if (patch.tag_ids) await replaceLinks(trx, ctx, 'productTags', id, patch.tag_ids);
-    await updateProductRow(trx, ctx, id, {
-      ...(patch.title !== undefined && { pending_title: patch.title }),
-      ...(patch.description !== undefined && { pending_description: patch.description }),
-      ...(patch.submit && { review_status: 'in_review' as const }),
-    });
+    await updateProductRow(trx, ctx, id, pendingChanges(patch));
     await emitProduct(trx, ctx, id, 'product.updated');
+    return id;
   });
-  return getProduct(ctx, id);
 }

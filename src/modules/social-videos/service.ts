@@ -1,10 +1,10 @@
 // Social videos: linked to products and collections; changes apply at once (no review).
-import { inTransaction, type Database } from '../../db/database.ts';
+import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { invalidFields } from '../../http/errors.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
-import { catalogKind, lockNative } from '../catalog/kind.ts';
+import { catalogKind, lockNative, writeAndGet } from '../catalog/kind.ts';
 import { replaceLinkSets } from '../catalog/links.ts';
 import { loadVideo, presentVideos, type SocialVideo } from './presenter.ts';
 import { insertVideo, lockVideo, selectVideoPage, updateVideoRow, type VideoRow } from './queries.ts';
@@ -12,11 +12,7 @@ import type { VideoCreate, VideoPatch } from './schemas.ts';
 
 export type { SocialVideo };
 
-export const {
-  get: getVideo,
-  list: listVideos,
-  emit: emitVideo,
-} = catalogKind<SocialVideo, VideoRow, 'social_video.created' | 'social_video.updated'>({
+export const { get: getVideo, list: listVideos, emit: emitVideo } = catalogKind<SocialVideo, VideoRow, 'social_video.created' | 'social_video.updated'>({
   what: 'social video', load: loadVideo, selectPage: selectVideoPage, present: presentVideos,
 });
 
@@ -42,7 +38,7 @@ function oneSource(url: string | null | undefined, asset: string | null | undefi
 
 export async function createVideo(ctx: Ctx, input: VideoCreate): Promise<SocialVideo> {
   oneSource(input.video_url, input.video_asset_id);
-  const id = await inTransaction(ctx.db, async (trx) => {
+  return writeAndGet(ctx, getVideo, async (trx) => {
     await checkVideoRefs(trx, ctx, input);
     const videoId = await insertVideo(trx, ctx, {
       title: input.title, description: input.description ?? null, status: input.status ?? 'draft',
@@ -53,11 +49,10 @@ export async function createVideo(ctx: Ctx, input: VideoCreate): Promise<SocialV
     await emitVideo(trx, ctx, videoId, 'social_video.created');
     return videoId;
   });
-  return getVideo(ctx, id);
 }
 
 export async function updateVideo(ctx: Ctx, id: string, patch: VideoPatch): Promise<SocialVideo> {
-  await inTransaction(ctx.db, async (trx) => {
+  return writeAndGet(ctx, getVideo, async (trx) => {
     const v = await lockNative(lockVideo(trx, ctx, id), 'social video');
     oneSource(patch.video_url !== undefined ? patch.video_url : v.video_url, patch.video_asset_id !== undefined ? patch.video_asset_id : v.video_asset_id);
     await checkVideoRefs(trx, ctx, patch);
@@ -65,6 +60,6 @@ export async function updateVideo(ctx: Ctx, id: string, patch: VideoPatch): Prom
     await updateVideoRow(trx, ctx, id, set);
     await replaceVideoLinks(trx, ctx, id, patch.product_ids, patch.collection_ids);
     await emitVideo(trx, ctx, id, 'social_video.updated');
+    return id;
   });
-  return getVideo(ctx, id);
 }
