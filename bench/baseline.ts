@@ -146,7 +146,12 @@ export async function startBaseline(opts: { port: number; databaseUrl: string; m
   });
   app.get('/readyz', async () => ({ ok: true }));
   await app.listen({ port: opts.port, host: '127.0.0.1' });
-  return { close: async () => { await app.close(); await pool.end(); } };
+  return {
+    close: async () => {
+      await app.close();
+      await pool.end();
+    },
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

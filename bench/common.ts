@@ -8,14 +8,25 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 7100);
 /** Ports inside BENCH_PORT_BASE .. +99. */
-export const PORTS = { service: PORT_BASE + 1, baseline: PORT_BASE + 2, counted: PORT_BASE + 3, pglite: PORT_BASE + 4, receiver: PORT_BASE + 50, counter: PORT_BASE + 60 };
+export const PORTS = {
+  service: PORT_BASE + 1,
+  baseline: PORT_BASE + 2,
+  counted: PORT_BASE + 3,
+  pglite: PORT_BASE + 4,
+  receiver: PORT_BASE + 50,
+  counter: PORT_BASE + 60,
+};
 export const OPERATOR_TOKEN = 'bench-operator-token';
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Seconds per wrk run (one server, one endpoint, one round). */
 export const DURATION = Number(String(process.env.BENCH_DURATION ?? '4').replace(/s$/, ''));
 
 export const log = (s: string) => console.log(s);
-export const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' / ');
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface Server {
@@ -30,7 +41,15 @@ export function serviceEnv(extra: Record<string, string>): Record<string, string
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   for (const k of ['DATABASE_URL', 'DATA_DIR', 'ROLE', 'REDIS_URL', 'METRICS_PORT']) delete env[k];
-  return { ...env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', SEED_DEMO: 'false', RATE_LIMIT_PER_MINUTE: '1000000000', PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN, ...extra };
+  return {
+    ...env,
+    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
+    SEED_DEMO: 'false',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
+    ...extra,
+  };
 }
 
 /** Start a process (Node 24: the one running the benchmark) and wait until GET readyPath answers

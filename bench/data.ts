@@ -46,9 +46,19 @@ export function tierStatements(t: Tier): string[] {
   const m = `'${MERCHANT_ID}'::uuid`;
   const V = t.products * 3;
   const base = `timestamptz '2026-01-01 00:00:00+00'`;
-  const fStatus = (i: string) => `(case when (((${i}) - 5) / 10 + 1) % 20 = 0 then 'cancelled' when (((${i}) - 5) / 10 + 1) % 4 = 1 then 'pending' else 'shipped' end)`;
+  const fStatus = (i: string) =>
+    `(case when (((${i}) - 5) / 10 + 1) % 20 = 0 then 'cancelled' when (((${i}) - 5) / 10 + 1) % 4 = 1 then 'pending' else 'shipped' end)`;
   const fulfilledOrder = (i: string) => `((${i}) % 10 = 5 and ${fStatus(i)} <> 'cancelled')`;
-  const scopes = ['products.read', 'products.write', 'orders.read', 'inventory.read', 'inventory.adjust', 'fulfillments.read', 'fulfillments.create', 'fulfillments.tracking.write'];
+  const scopes = [
+    'products.read',
+    'products.write',
+    'orders.read',
+    'inventory.read',
+    'inventory.adjust',
+    'fulfillments.read',
+    'fulfillments.create',
+    'fulfillments.tracking.write',
+  ];
   return [
     `insert into merchants (id, name, next_order_number, created_at, updated_at) values (${m}, 'Bench merchant', ${1001 + t.orders}, ${base}, ${base})`,
     `insert into locations (id, merchant_id, name, created_at, updated_at) values
@@ -149,7 +159,9 @@ export async function ensureTier(t: Tier, rebuild: boolean, log: (s: string) => 
       }
     }
     const started = Date.now();
-    log(`data: building ${name} (${t.orders.toLocaleString('en')} orders, ${(t.products * 3).toLocaleString('en')} variants, ${t.fulfillments.toLocaleString('en')} fulfillments)…`);
+    log(
+      `data: building ${name} (${t.orders.toLocaleString('en')} orders, ${(t.products * 3).toLocaleString('en')} variants, ${t.fulfillments.toLocaleString('en')} fulfillments)…`,
+    );
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.query(`create database ${name}`);
     const handle = postgresDatabase(url, 1);

@@ -43,11 +43,17 @@ try {
     }
     await client.query('analyze events');
     console.log(`\n== ${target.toLocaleString('en')} events of the merchant (loaded in ${((Date.now() - started) / 1000).toFixed(0)} s) ==`);
-    const positions = (await client.query<{ position_xid: string; seq: string }>(
-      `select position_xid::text, seq::text from events where merchant_id = $1 order by position_xid, seq offset $2 limit 1`, [reader, Math.floor(target / 2)],
-    )).rows[0];
+    const positions = (
+      await client.query<{ position_xid: string; seq: string }>(
+        `select position_xid::text, seq::text from events where merchant_id = $1 order by position_xid, seq offset $2 limit 1`,
+        [reader, Math.floor(target / 2)],
+      )
+    ).rows[0];
     const middle = encodePosition({ xid: positions.position_xid, seq: positions.seq });
-    for (const [label, after] of [['first page', null], ['page from the middle', middle]] as const) {
+    for (const [label, after] of [
+      ['first page', null],
+      ['page from the middle', middle],
+    ] as const) {
       const query = feedPageQuery(handle.db, merchantScope(reader), null, after ? decodePosition(after) : null, 51).compile();
       const plan = await client.query(`explain (analyze, buffers, costs off, timing off, summary on) ${query.sql}`, query.parameters as unknown[]);
       console.log(`-- ${label}, limit 50 (+1)\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);

@@ -3,7 +3,23 @@
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import { API_KEY, MERCHANT_ID, type Tier } from './data.ts';
-import { DURATION, PORTS, ROUNDS, fmt, getJson, loadAverage, log, median, ms, rss, startBaselineProcess, startService, table, wrk, type WrkResult } from './common.ts';
+import {
+  DURATION,
+  PORTS,
+  ROUNDS,
+  fmt,
+  getJson,
+  loadAverage,
+  log,
+  median,
+  ms,
+  rss,
+  startBaselineProcess,
+  startService,
+  table,
+  wrk,
+  type WrkResult,
+} from './common.ts';
 
 const API = '/api/integrations/v1';
 
@@ -94,7 +110,8 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
     for (const e of list) {
       const a = await getJson(service.url + e.service, API_KEY);
       const b = await getJson(baseline.url + e.baseline);
-      if (a.status !== 200 || b.status !== 200) throw new Error(`${e.label}: service ${a.status}, baseline ${b.status}: ${JSON.stringify(a.body).slice(0, 300)}`);
+      if (a.status !== 200 || b.status !== 200)
+        throw new Error(`${e.label}: service ${a.status}, baseline ${b.status}: ${JSON.stringify(a.body).slice(0, 300)}`);
       const shape = compare(a.body, b.body);
       if (shape) log(`  ! ${e.label}: ${shape}`);
       const row: ReadRow = { tier: tier.name, label: e.label, service: [], baseline: [], ratios: [], shape: shape ? 'differs' : 'same' };
@@ -108,11 +125,20 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
         row.baseline.push(b);
         row.ratios.push(s.rps / b.rps);
       }
-      log(`  ${e.label.padEnd(44)} ${fmt(median(row.service.map((x) => x.rps))).padStart(6)} / ${fmt(median(row.baseline.map((x) => x.rps))).padStart(6)} req/s  ratio ${fmt(median(row.ratios), 2)}`);
+      log(
+        `  ${e.label.padEnd(44)} ${fmt(median(row.service.map((x) => x.rps))).padStart(6)} / ${fmt(median(row.baseline.map((x) => x.rps))).padStart(6)} req/s  ratio ${fmt(median(row.ratios), 2)}`,
+      );
       result.rows.push(row);
     }
     const after = rss(service.proc.pid!);
-    result.rss.push({ tier: tier.name, serviceIdle, serviceAfter: after.now, servicePeak: after.peak, baselineIdle, baselineAfter: rss(baseline.proc.pid!).now });
+    result.rss.push({
+      tier: tier.name,
+      serviceIdle,
+      serviceAfter: after.now,
+      servicePeak: after.peak,
+      baselineIdle,
+      baselineAfter: rss(baseline.proc.pid!).now,
+    });
   } finally {
     await service.stop();
     await baseline.stop();

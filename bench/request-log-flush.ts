@@ -31,20 +31,40 @@ try {
   const merchantId = randomUUID();
   const keyId = randomUUID();
   await sql`insert into merchants (id, name) values (${merchantId}, 'Flush')`.execute(db);
-  await sql`insert into api_keys (id, merchant_id, label, prefix, secret_hash, scopes) values (${keyId}, ${merchantId}, 'k', 'mia_sk_x', ${randomBytes(32).toString('hex')}, ${['products.read']})`.execute(db);
+  await sql`insert into api_keys (id, merchant_id, label, prefix, secret_hash, scopes) values (${keyId}, ${merchantId}, 'k', 'mia_sk_x', ${randomBytes(32).toString('hex')}, ${['products.read']})`.execute(
+    db,
+  );
   const backend = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0].pid;
   const writer = createRequestLog(db, pino({ level: 'silent' }), { enabled: true, batchSize: 100_000, maxBuffered: 100_000, flushMs: 3_600_000 });
   const fill = () => {
     for (let i = 0; i < ROWS; i++) {
       const error = i % 20 === 0;
-      writer.record({ merchantId, apiKeyId: keyId, requestId: randomUUID(), method: 'GET', url: '/api/integrations/v1/products?limit=50', status: error ? 422 : 200, errorCode: error ? 'validation_failed' : null, durationMs: 12.34, problem: error ? '{"type":"/errors#validation_failed","title":"Validation failed","status":422,"code":"validation_failed"}' : null, at: new Date() });
+      writer.record({
+        merchantId,
+        apiKeyId: keyId,
+        requestId: randomUUID(),
+        method: 'GET',
+        url: '/api/integrations/v1/products?limit=50',
+        status: error ? 422 : 200,
+        errorCode: error ? 'validation_failed' : null,
+        durationMs: 12.34,
+        problem: error ? '{"type":"/errors#validation_failed","title":"Validation failed","status":422,"code":"validation_failed"}' : null,
+        at: new Date(),
+      });
     }
   };
-  for (let i = 0; i < 5; i++) { fill(); await writer.flush(); } // warm-up
-  let node = 0, pgMs = 0, wall = 0;
+  for (let i = 0; i < 5; i++) {
+    fill();
+    await writer.flush();
+  } // warm-up
+  let node = 0,
+    pgMs = 0,
+    wall = 0;
   for (let r = 0; r < ROUNDS; r++) {
     fill(); // the request path's share (record) is in the hooks' cost, not here
-    const c0 = process.cpuUsage(), b0 = cpuMs(backend), t0 = performance.now();
+    const c0 = process.cpuUsage(),
+      b0 = cpuMs(backend),
+      t0 = performance.now();
     await writer.flush();
     wall += performance.now() - t0;
     const c = process.cpuUsage(c0);
@@ -53,11 +73,24 @@ try {
   }
   const written = Number((await sql<{ n: string }>`select count(*) as n from request_log`.execute(db)).rows[0].n);
   if (written !== (ROUNDS + 5) * ROWS) throw new Error(`${written} rows written, expected ${(ROUNDS + 5) * ROWS}: a flush failed`);
-  const per = (v: number) => (v / (ROUNDS * ROWS) * 1000).toFixed(1);
-  console.log(`request-log flush of ${ROWS} rows, ${ROUNDS} rounds: wall ${(wall / ROUNDS).toFixed(1)} ms per flush; CPU per row: Node ${per(node)} µs, PostgreSQL backend ${per(pgMs)} µs (10 ms ticks, summed over ${ROUNDS * ROWS} rows)`);
-  const rows = (await sql<{ 'QUERY PLAN': string }>`explain (analyze, format text) insert into request_log (merchant_id, api_key_id, request_id, method, path, query, status, error_code, duration_ms, problem, created_at)
-      select ${merchantId}::uuid, ${keyId}::uuid, gen_random_uuid(), 'GET', '/api/integrations/v1/products', 'limit=50', 200, null, 1.5, null, clock_timestamp() from generate_series(1, ${ROWS})`.execute(db)).rows;
-  console.log(rows.map((r) => r['QUERY PLAN']).filter((l) => /Trigger|Execution|Insert/.test(l)).join('\n'));
+  const per = (v: number) => ((v / (ROUNDS * ROWS)) * 1000).toFixed(1);
+  console.log(
+    `request-log flush of ${ROWS} rows, ${ROUNDS} rounds: wall ${(wall / ROUNDS).toFixed(1)} ms per flush; CPU per row: Node ${per(node)} µs, PostgreSQL backend ${per(pgMs)} µs (10 ms ticks, summed over ${ROUNDS * ROWS} rows)`,
+  );
+  const rows = (
+    await sql<{
+      'QUERY PLAN': string;
+    }>`explain (analyze, format text) insert into request_log (merchant_id, api_key_id, request_id, method, path, query, status, error_code, duration_ms, problem, created_at)
+      select ${merchantId}::uuid, ${keyId}::uuid, gen_random_uuid(), 'GET', '/api/integrations/v1/products', 'limit=50', 200, null, 1.5, null, clock_timestamp() from generate_series(1, ${ROWS})`.execute(
+      db,
+    )
+  ).rows;
+  console.log(
+    rows
+      .map((r) => r['QUERY PLAN'])
+      .filter((l) => /Trigger|Execution|Insert/.test(l))
+      .join('\n'),
+  );
   await writer.close();
 } finally {
   await handle.close();

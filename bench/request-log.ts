@@ -24,16 +24,38 @@ const DURATION = process.env.BENCH_DURATION ?? '4s';
 const postgres = process.env.BENCH_DB === 'postgres';
 
 async function call(base: string, method: string, url: string, body: unknown, auth: string) {
-  const res = await fetch(base + url, { method, headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(base + url, {
+    method,
+    headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await res.json()) as { data: any };
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
   return json.data;
 }
 
-interface Server { label: string; base: string; proc: ChildProcess; key?: string }
+interface Server {
+  label: string;
+  base: string;
+  proc: ChildProcess;
+  key?: string;
+}
 
 async function startServer(label: string, port: number, env: Record<string, string>, cwd = process.cwd()): Promise<Server> {
-  const proc = spawn(process.execPath, ['src/main.ts'], { cwd, env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: TOKEN, LOG_LEVEL: 'warn', SEED_DEMO: 'false', RATE_LIMIT_PER_MINUTE: '100000000' }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const proc = spawn(process.execPath, ['src/main.ts'], {
+    cwd,
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PLATFORM_ADMIN_TOKEN: TOKEN,
+      LOG_LEVEL: 'warn',
+      SEED_DEMO: 'false',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
@@ -48,9 +70,16 @@ async function startServer(label: string, port: number, env: Record<string, stri
 async function loadData(bases: string[]): Promise<string> {
   const base = bases[0];
   const m = await call(base, 'POST', '/api/platform/v1/merchants', { name: 'Bench' }, TOKEN);
-  const key = (await call(base, 'POST', `/api/platform/v1/merchants/${m.id}/api-keys`, { label: 'bench', scopes: ['products.read', 'products.write'] }, TOKEN)).secret;
+  const key = (await call(base, 'POST', `/api/platform/v1/merchants/${m.id}/api-keys`, { label: 'bench', scopes: ['products.read', 'products.write'] }, TOKEN))
+    .secret;
   for (let i = 0; i < PRODUCTS; i++) {
-    await call(bases[i % bases.length], 'POST', '/api/integrations/v1/products', { title: `Bench product ${i}`, variants: [0, 1, 2].map((v) => ({ sku: `B-${i}-${v}`, option1: `Size ${v}`, price: 10 + v })) }, key);
+    await call(
+      bases[i % bases.length],
+      'POST',
+      '/api/integrations/v1/products',
+      { title: `Bench product ${i}`, variants: [0, 1, 2].map((v) => ({ sku: `B-${i}-${v}`, option1: `Size ${v}`, price: 10 + v })) },
+      key,
+    );
   }
   return key;
 }
@@ -74,7 +103,12 @@ function cpuMs(pid: number): number {
  */
 async function cpuSnapshot(server: Server): Promise<Map<number, number>> {
   const pids = [server.proc.pid!];
-  if (admin) pids.push(...(await admin.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [server.label.replace(/ /g, '-')])).rows.map((r) => r.pid));
+  if (admin)
+    pids.push(
+      ...(await admin.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [server.label.replace(/ /g, '-')])).rows.map(
+        (r) => r.pid,
+      ),
+    );
   return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
 }
 const cpuSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
@@ -89,7 +123,11 @@ async function run(server: Server) {
 }
 
 function wrk(server: Server) {
-  const out = execFileSync('wrk', ['-t2', '-c10', `-d${DURATION}`, '--latency', '-H', `Authorization: Bearer ${server.key}`, `${server.base}/api/integrations/v1/products?limit=50`], { encoding: 'utf8' });
+  const out = execFileSync(
+    'wrk',
+    ['-t2', '-c10', `-d${DURATION}`, '--latency', '-H', `Authorization: Bearer ${server.key}`, `${server.base}/api/integrations/v1/products?limit=50`],
+    { encoding: 'utf8' },
+  );
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   if (non2xx) throw new Error(`${server.label}: ${non2xx} non-2xx answers`);
   return {
@@ -110,7 +148,11 @@ const dirs: string[] = [];
 // BENCH_COMPARE=<another checkout> adds a fourth server, 'other on', run from that checkout with the
 // log on (e.g. the previous writer): both writers measured against the same 'log off' in one run.
 const COMPARE = process.env.BENCH_COMPARE;
-const CONFIGS: [label: string, enabled: string, cwd?: string][] = [['log on', 'true'], ['log off', 'false'], ['log off2', 'false']];
+const CONFIGS: [label: string, enabled: string, cwd?: string][] = [
+  ['log on', 'true'],
+  ['log off', 'false'],
+  ['log off2', 'false'],
+];
 if (COMPARE) CONFIGS.push(['other on', 'true', path.resolve(COMPARE)]);
 try {
   if (postgres) {
@@ -125,7 +167,9 @@ try {
     };
     const url = `postgres://postgres@127.0.0.1:5432/${name}`;
     for (const [i, [label, enabled, cwd]] of CONFIGS.entries()) {
-      servers.push(await startServer(label, PORT + i, { DATABASE_URL: `${url}?application_name=${label.replace(/ /g, '-')}`, REQUEST_LOG_ENABLED: enabled }, cwd));
+      servers.push(
+        await startServer(label, PORT + i, { DATABASE_URL: `${url}?application_name=${label.replace(/ /g, '-')}`, REQUEST_LOG_ENABLED: enabled }, cwd),
+      );
     }
     // The products are created through all servers in turn, so none is warmer than another.
     const key = await loadData(servers.map((s) => s.base));
@@ -139,9 +183,15 @@ try {
       servers.push(s);
     }
   }
-  const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = () =>
+    os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
   const loadStart = load();
-  console.log(`\nrequest log cost: ${postgres ? 'PostgreSQL' : 'PGlite'}; GET /products?limit=50 (${PRODUCTS} products × 3 variants); wrk -t2 -c10 -d${DURATION}; ${ROUNDS} rounds, rotating; ${os.cpus().length} cores, load average ${loadStart}`);
+  console.log(
+    `\nrequest log cost: ${postgres ? 'PostgreSQL' : 'PGlite'}; GET /products?limit=50 (${PRODUCTS} products × 3 variants); wrk -t2 -c10 -d${DURATION}; ${ROUNDS} rounds, rotating; ${os.cpus().length} cores, load average ${loadStart}`,
+  );
   const results: Record<string, Awaited<ReturnType<typeof run>>[]> = Object.fromEntries(CONFIGS.map(([label]) => [label, []]));
   for (const s of servers) wrk(s); // warm-up, all
   const loads: number[] = [];
@@ -150,7 +200,9 @@ try {
     for (const s of order) {
       const res = await run(s);
       results[s.label].push(res);
-      console.log(`round ${String(r + 1).padStart(2)} ${s.label.padEnd(9)} ${res.rps.toFixed(0).padStart(6)} req/s   mean ${res.mean.toFixed(2).padStart(7)} ms   p50 ${res.p50.toFixed(2).padStart(7)} ms   p99 ${res.p99.toFixed(2).padStart(7)} ms   CPU ${res.cpuPerRequest.toFixed(3)} ms/req   load ${os.loadavg()[0].toFixed(2)}`);
+      console.log(
+        `round ${String(r + 1).padStart(2)} ${s.label.padEnd(9)} ${res.rps.toFixed(0).padStart(6)} req/s   mean ${res.mean.toFixed(2).padStart(7)} ms   p50 ${res.p50.toFixed(2).padStart(7)} ms   p99 ${res.p99.toFixed(2).padStart(7)} ms   CPU ${res.cpuPerRequest.toFixed(3)} ms/req   load ${os.loadavg()[0].toFixed(2)}`,
+      );
     }
     loads.push(os.loadavg()[0]);
   }
@@ -160,7 +212,9 @@ try {
     return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   };
   const off = results['log off'];
-  console.log(`load average (1 min) during the rounds: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}, median ${median(loads).toFixed(2)}; at start ${loadStart}, at end ${load()}`);
+  console.log(
+    `load average (1 min) during the rounds: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}, median ${median(loads).toFixed(2)}; at start ${loadStart}, at end ${load()}`,
+  );
   // Each round's runs followed one another within seconds: their ratio is the least disturbed by outside load.
   for (const label of ['log on', 'log off2', ...(COMPARE ? ['other on'] : [])]) {
     const xs = results[label];

@@ -13,7 +13,9 @@ import { PORTS, ROOT, getJson, loadAverage, log, rss, sleep, startService, table
 
 const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 3);
 const API = '/api/integrations/v1';
-const START_FLAGS = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string).split(/\s+/).filter((a) => a.startsWith('--'));
+const START_FLAGS = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string)
+  .split(/\s+/)
+  .filter((a) => a.startsWith('--'));
 
 export interface RssRow {
   database: string;
@@ -71,4 +73,7 @@ export async function runRss(postgresUrl: string, tierName: string): Promise<Rss
 }
 
 export const rssReport = (rows: RssRow[]) =>
-  table(['service on', 'idle MiB', 'after the load MiB', 'peak MiB'], rows.map((r) => [r.database, String(r.idle), String(r.after), String(r.peak)]));
+  table(
+    ['service on', 'idle MiB', 'after the load MiB', 'peak MiB'],
+    rows.map((r) => [r.database, String(r.idle), String(r.after), String(r.peak)]),
+  );

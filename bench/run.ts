@@ -48,7 +48,9 @@ try {
 } catch {}
 const started = Date.now();
 const startLoad = loadAverage();
-log(`benchmark ${new Date().toISOString()} at ${commit}; ${machine()}; load average ${startLoad}; parts: ${[...opts.parts].join(', ')}; rounds ${ROUNDS} × ${DURATION} s`);
+log(
+  `benchmark ${new Date().toISOString()} at ${commit}; ${machine()}; load average ${startLoad}; parts: ${[...opts.parts].join(', ')}; rounds ${ROUNDS} × ${DURATION} s`,
+);
 
 const urls = new Map<Tier['name'], string>();
 const tierUrl = async (name: Tier['name']) => {
@@ -67,7 +69,9 @@ if (opts.parts.has('reads')) {
     rows.push(...r.rows);
     for (const x of r.rss) rssRows.push([x.tier, `${x.serviceIdle} → ${x.serviceAfter} (peak ${x.servicePeak})`, `${x.baselineIdle} → ${x.baselineAfter}`]);
   }
-  report.push(`### Reads (wrk -t2 -c10, ${ROUNDS} rounds × ${DURATION} s per server, interleaved; ratio = service ÷ baseline req/s per round)\n\n${readsTable(rows)}`);
+  report.push(
+    `### Reads (wrk -t2 -c10, ${ROUNDS} rounds × ${DURATION} s per server, interleaved; ratio = service ÷ baseline req/s per round)\n\n${readsTable(rows)}`,
+  );
   report.push(`RSS during the reads (MiB, idle → after):\n\n${table(['tier', 'service', 'baseline'], rssRows)}`);
 }
 
@@ -86,5 +90,7 @@ if (opts.parts.has('rss')) {
   report.push(`### Memory (service RSS; wrk on each list/get endpoint)\n\n${rssReport(await runRss(await tierUrl(name), name))}`);
 }
 
-log(`\n## Results (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${commit.split(' ')[0]}, ${machine()}, load average at start ${startLoad}, at end ${loadAverage()}, ${fmt((Date.now() - started) / 60000, 1)} min)\n`);
+log(
+  `\n## Results (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${commit.split(' ')[0]}, ${machine()}, load average at start ${startLoad}, at end ${loadAverage()}, ${fmt((Date.now() - started) / 60000, 1)} min)\n`,
+);
 log(report.join('\n\n'));

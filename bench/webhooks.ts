@@ -71,7 +71,7 @@ async function offer(base: string, key: string, pairs: [string, string][], rate:
   let inFlight = 0;
   const requests: Promise<void>[] = [];
   const t0 = performance.now();
-  for (let sent = 0; ; ) {
+  for (let sent = 0; ;) {
     const elapsed = performance.now() - t0;
     if (elapsed >= SECONDS * 1000) break;
     for (; sent <= (elapsed / 1000) * rate; sent++) {
@@ -79,10 +79,20 @@ async function offer(base: string, key: string, pairs: [string, string][], rate:
         refuse('over 500 in flight'); // the client's own limit: counted as not accepted
         continue;
       }
-      const body = { adjustments: Array.from({ length: rows }, () => pairs[next++ % pairs.length]).map(([variant_id, fulfillment_location_id]) => ({ variant_id, fulfillment_location_id, adjustment: 1 })) };
+      const body = {
+        adjustments: Array.from({ length: rows }, () => pairs[next++ % pairs.length]).map(([variant_id, fulfillment_location_id]) => ({
+          variant_id,
+          fulfillment_location_id,
+          adjustment: 1,
+        })),
+      };
       inFlight++;
       requests.push(
-        fetch(`${base}/api/integrations/v1/inventory/adjustments`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+        fetch(`${base}/api/integrations/v1/inventory/adjustments`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
           .then(async (res) => {
             const text = await res.text();
             if (res.status === 200) accepted++;
@@ -99,13 +109,24 @@ async function offer(base: string, key: string, pairs: [string, string][], rate:
   return { accepted, refused, reasons, seconds };
 }
 
-async function phase(label: string, base: string, key: string, databaseUrl: string, receiver: Receiver, pairs: [string, string][], rate: number, rows: number): Promise<WebhookPhase> {
+async function phase(
+  label: string,
+  base: string,
+  key: string,
+  databaseUrl: string,
+  receiver: Receiver,
+  pairs: [string, string][],
+  rate: number,
+  rows: number,
+): Promise<WebhookPhase> {
   const sampler = new pg.Client({ connectionString: databaseUrl });
   await sampler.connect();
   const backlog = async () =>
-    (await sampler.query<{ pending: number; oldest: number | null }>(
-      `select count(*)::int pending, extract(epoch from clock_timestamp() - min(created_at))::float8 oldest from webhook_deliveries where status = 'pending'`,
-    )).rows[0];
+    (
+      await sampler.query<{ pending: number; oldest: number | null }>(
+        `select count(*)::int pending, extract(epoch from clock_timestamp() - min(created_at))::float8 oldest from webhook_deliveries where status = 'pending'`,
+      )
+    ).rows[0];
   let maxPending = 0;
   let maxOldest = 0;
   let sampling = true;
@@ -169,7 +190,12 @@ export async function runWebhooks(): Promise<WebhookPhase[]> {
     // One process with both roles (the default deployment), 100 events/s.
     const both = await startService('service (api + worker)', PORTS.service, env);
     servers.push(both);
-    await callJson('POST', `${both.url}/api/platform/v1/merchants/${MERCHANT_ID}/webhook-endpoints`, { url: `http://127.0.0.1:${PORTS.receiver}/hook`, events: ['inventory.updated'] }, OPERATOR_TOKEN);
+    await callJson(
+      'POST',
+      `${both.url}/api/platform/v1/merchants/${MERCHANT_ID}/webhook-endpoints`,
+      { url: `http://127.0.0.1:${PORTS.receiver}/hook`, events: ['inventory.updated'] },
+      OPERATOR_TOKEN,
+    );
     results.push(await phase('100 events/s, one process (ROLE=api,worker)', both.url, API_KEY, scratch.url, receiver, pairs, 100, 1));
     await both.stop();
     servers.length = 0;
@@ -208,7 +234,12 @@ export async function runQuickWebhooks(): Promise<WebhookPhase[]> {
     await operator('/webhook-endpoints', { url: `http://127.0.0.1:${PORTS.receiver}/hook`, events: ['inventory.updated'] });
     const pairs: [string, string][] = [];
     for (let p = 0; p < 20; p++) {
-      const product = await callJson('POST', `${api.url}/api/integrations/v1/products`, { title: `P${p}`, variants: Array.from({ length: 10 }, (_, v) => ({ sku: `B-${p}-${v}`, price: 1 })) }, key);
+      const product = await callJson(
+        'POST',
+        `${api.url}/api/integrations/v1/products`,
+        { title: `P${p}`, variants: Array.from({ length: 10 }, (_, v) => ({ sku: `B-${p}-${v}`, price: 1 })) },
+        key,
+      );
       pairs.push(...product.variants.map((v: { id: string }) => [v.id, location.id] as [string, string]));
     }
     log(`webhooks (quick): receiver on :${PORTS.receiver}, database ${name}`);
@@ -229,7 +260,13 @@ export function webhooksReport(phases: WebhookPhase[]): string {
     ['load', 'events/s offered / accepted', 'delivered', 'commit → receipt p50 / p99 / max ms', 'backlog max: pending (s of events) / oldest s', 'drained'],
     phases.map((p) => [
       p.label,
-      `${p.offered} / ${fmt(p.accepted)}${p.refused ? ` (refused: ${Object.entries(p.reasons).map(([k, v]) => `${v} × ${k}`).join(', ')})` : ''}`,
+      `${p.offered} / ${fmt(p.accepted)}${
+        p.refused
+          ? ` (refused: ${Object.entries(p.reasons)
+              .map(([k, v]) => `${v} × ${k}`)
+              .join(', ')})`
+          : ''
+      }`,
       `${p.delivered} of ${p.expected}`,
       `${ms(p.p50)} / ${ms(p.p99)} / ${ms(p.max)}`,
       `${p.maxPending} (${fmt(p.maxPending / Math.max(p.accepted, 1), 1)} s) / ${fmt(p.maxOldestSeconds, 1)} s`,

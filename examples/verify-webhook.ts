@@ -34,7 +34,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
-        const ok = verifyWebhook(raw, { timestamp: req.headers['x-service-webhook-timestamp'] as string, signature: req.headers['x-service-webhook-signature'] as string }, secret);
+        const ok = verifyWebhook(
+          raw,
+          { timestamp: req.headers['x-service-webhook-timestamp'] as string, signature: req.headers['x-service-webhook-signature'] as string },
+          secret,
+        );
         if (!ok) {
           res.writeHead(400).end('bad signature');
           return;

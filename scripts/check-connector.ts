@@ -12,7 +12,9 @@ const project = path.join(root, 'examples/warehouse-connector');
 execFileSync(path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '--strict', '-p', project], { stdio: 'inherit' });
 
 // The syntax-tree API is TypeScript 5's (the SDK workspace's dev dependency; the root's TypeScript 7 has none yet).
-const ts: typeof import('../packages/sdk/node_modules/typescript/lib/typescript.js') = createRequire(path.join(root, 'packages/sdk/package.json'))('typescript');
+const ts: typeof import('../packages/sdk/node_modules/typescript/lib/typescript.js') = createRequire(path.join(root, 'packages/sdk/package.json'))(
+  'typescript',
+);
 
 const findings: string[] = [];
 function walk(dir: string) {

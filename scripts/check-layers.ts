@@ -21,7 +21,10 @@ const baselineFile = path.join(root, 'scripts/layer-baseline.json');
 // Lowest first, as in the README's architecture map. A file may import from its own layer or a lower one. The first matching rule wins.
 type Rule = { layer: number; name: string; match: (file: string) => boolean };
 const under = (dir: string) => (file: string) => file.startsWith(dir);
-const is = (...files: string[]) => (file: string) => files.includes(file);
+const is =
+  (...files: string[]) =>
+  (file: string) =>
+    files.includes(file);
 const LAYERS: Rule[] = [
   { layer: 1, name: 'foundation (config, logger, metrics)', match: is('src/config.ts', 'src/logger.ts', 'src/metrics.ts') },
   // The demo seed is application code (it calls the services): it belongs in src/seed/, not db/.
@@ -119,9 +122,7 @@ for (const file of files) {
 }
 
 // (a) backward imports
-const backward = edges
-  .filter((e) => (layerOf(e.to)?.layer ?? 0) > (layerOf(e.from)?.layer ?? 0))
-  .map((e) => `${e.from} -> ${e.to}`);
+const backward = edges.filter((e) => (layerOf(e.to)?.layer ?? 0) > (layerOf(e.from)?.layer ?? 0)).map((e) => `${e.from} -> ${e.to}`);
 
 // (b) cycles: Tarjan's strongly connected components; an edge inside a component lies on a cycle.
 function components(nodes: string[], pairs: [string, string][]): string[][] {
@@ -182,17 +183,26 @@ const current: Violations = {
 console.log(`layer check: ${files.length} files, ${edges.length} imports`);
 console.log(`  backward imports: ${current.backwardImports.length}`);
 console.log(`  file cycles: ${fileCycles.length} (${fileCycles.reduce((n, g) => n + g.length, 0)} files, ${current.fileCycleImports.length} imports on them)`);
-console.log(`  folder cycles: ${folderCycles.length} (${folderCycles.reduce((n, g) => n + g.length, 0)} folders, ${current.folderCycleImports.length} imports on them)`);
+console.log(
+  `  folder cycles: ${folderCycles.length} (${folderCycles.reduce((n, g) => n + g.length, 0)} folders, ${current.folderCycleImports.length} imports on them)`,
+);
 if (process.argv.includes('--verbose')) {
   for (const g of fileCycles) console.log(`  file cycle: ${g.join(', ')}`);
   for (const g of folderCycles) console.log(`  folder cycle: ${g.join(', ')}`);
 }
 
 if (process.argv.includes('--write-baseline')) {
-  fs.writeFileSync(baselineFile, JSON.stringify({
-    note: 'Import-graph violations still to remove (scripts/check-layers.ts). Only delete entries; never add.',
-    ...current,
-  }, null, 2) + '\n');
+  fs.writeFileSync(
+    baselineFile,
+    JSON.stringify(
+      {
+        note: 'Import-graph violations still to remove (scripts/check-layers.ts). Only delete entries; never add.',
+        ...current,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   console.log(`wrote ${path.relative(root, baselineFile)}`);
 }
 

@@ -18,12 +18,24 @@ for (const file of files) {
   console.log(`Spectral: ${path.basename(file)}`);
   execFileSync(
     process.execPath,
-    [path.resolve('node_modules/@stoplight/spectral-cli/dist/index.js'), 'lint', file, '--ruleset', path.join(dir, '.spectral.yaml'), '--fail-severity', 'error'],
+    [
+      path.resolve('node_modules/@stoplight/spectral-cli/dist/index.js'),
+      'lint',
+      file,
+      '--ruleset',
+      path.join(dir, '.spectral.yaml'),
+      '--fail-severity',
+      'error',
+    ],
     { stdio: 'inherit' },
   );
 }
 // redocly.yaml names both files (apis:), each with its rules.
-execFileSync(process.execPath, [path.resolve('node_modules/@redocly/cli/bin/cli.js'), 'lint', '--config', path.resolve('redocly.yaml'), '--format', 'summary'], {
-  stdio: 'inherit',
-  env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-});
+execFileSync(
+  process.execPath,
+  [path.resolve('node_modules/@redocly/cli/bin/cli.js'), 'lint', '--config', path.resolve('redocly.yaml'), '--format', 'summary'],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  },
+);

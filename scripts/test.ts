@@ -1,4 +1,4 @@
-// The test command (`npm test`): type-check, lint (oxlint), check the import layers, lint the OpenAPI document, run the suite.
+// The test command (`npm test`): type-check, lint (oxlint), format check (Prettier), check the import layers, lint the OpenAPI document, run the suite.
 // TEST_DB=postgres runs the suite on the PostgreSQL server at TEST_DATABASE_URL
 // (default postgres://postgres@127.0.0.1:5432/postgres) instead of embedded PGlite.
 import { execFileSync } from 'node:child_process';
@@ -14,7 +14,7 @@ const step = (title: string, cmd: string, args: string[]) => {
 // Browser tests drive Debian's Chromium; install it when missing (as root) so a fresh machine passes.
 function ensureChromium() {
   if (fs.existsSync('/usr/bin/chromium')) return;
-  console.log('Chromium is missing: installing Debian\'s chromium for the browser tests');
+  console.log("Chromium is missing: installing Debian's chromium for the browser tests");
   const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
   const run = (args: string[]) => execFileSync(sudo[0] ?? args[0], sudo.length ? [...sudo.slice(1), ...args] : args.slice(1), { stdio: 'inherit' });
   run(['apt-get', 'update', '-qq']);
@@ -29,6 +29,7 @@ try {
   step('test helper types (operator API document)', process.execPath, ['test/generate-contract-types.ts']);
   step('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']);
   step('lint (npm run lint: oxlint, type-aware: floating/misused promises, unused code)', 'npm', ['run', '--silent', 'lint']);
+  step('format check (npm run format:check: Prettier; `npm run format` rewrites)', 'npm', ['run', '--silent', 'format:check']);
   step('layer check (no backward imports, no cycles beyond scripts/layer-baseline.json)', process.execPath, ['scripts/check-layers.ts']);
   step('warehouse connector: tsc --strict, no any, no casts', process.execPath, ['scripts/check-connector.ts']);
   step('OpenAPI lint (Spectral oas + Redocly recommended, both documents)', process.execPath, ['scripts/lint-openapi.ts']);

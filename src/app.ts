@@ -63,7 +63,9 @@ export interface AppOptions {
 
 export async function buildApp(opts: AppOptions) {
   const app = Fastify({
-    ...(opts.logger ? { loggerInstance: opts.logger as unknown as FastifyBaseLogger } : { logger: opts.logger === false ? false : { level: opts.config.logLevel } }),
+    ...(opts.logger
+      ? { loggerInstance: opts.logger as unknown as FastifyBaseLogger }
+      : { logger: opts.logger === false ? false : { level: opts.config.logLevel } }),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     // One line per request, written by registerAccessLog (with merchant and key), not Fastify's two.
@@ -137,7 +139,11 @@ export async function buildApp(opts: AppOptions) {
     try {
       if (await isMigrated(app.db)) return { status: 'ready' };
     } catch {}
-    return reply.code(503).header('Retry-After', '1').type('application/problem+json').send(problem(new AppError('service_unavailable', 'The database is not reachable or not migrated.'), _req.id));
+    return reply
+      .code(503)
+      .header('Retry-After', '1')
+      .type('application/problem+json')
+      .send(problem(new AppError('service_unavailable', 'The database is not reachable or not migrated.'), _req.id));
   });
   app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/portal'));
   app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {

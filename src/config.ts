@@ -126,7 +126,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
   return {
     port: port('PORT', env.PORT, 3000)!,
     host: env.HOST?.trim() || '0.0.0.0',
-    databaseUrl: url('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/dbname', 'to use the embedded database under DATA_DIR'),
+    databaseUrl: url(
+      'DATABASE_URL',
+      env.DATABASE_URL,
+      ['postgres:', 'postgresql:'],
+      'postgres://user:password@host:5432/dbname',
+      'to use the embedded database under DATA_DIR',
+    ),
     dataDir: env.DATA_DIR?.trim() || './data',
     platformAdminToken: env.PLATFORM_ADMIN_TOKEN || null,
     redisUrl: url('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', 'to keep rate-limit counts in this process'),

@@ -35,7 +35,10 @@ async function main() {
   }
   if (config.databaseUrl) await checkPostgres(config.databaseUrl);
   // A dropped connection is logged; the request using it answers 503 and the pool reconnects.
-  const handle = await openDatabase({ ...config, onConnectionError: (err) => log!.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection lost') });
+  const handle = await openDatabase({
+    ...config,
+    onConnectionError: (err) => log!.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection lost'),
+  });
   const applied = await migrate(handle.db);
   if (applied.length) log.info({ applied }, 'migrations applied');
   if (command === 'migrate') {
@@ -147,10 +150,13 @@ function baseUrl(config: Config, port: number): string {
 /** On every start: where everything is, and how to get back in when the printed credentials are lost. */
 function printUrls(config: Config, base: string, handle: DatabaseHandle, logger: Logger, metricsServer: http.Server | null) {
   const metricsPort = metricsServer ? (metricsServer.address() as AddressInfo).port : null;
-  const metrics = [
-    config.metricsToken && config.roles.includes('api') ? `${base}/metrics (Bearer METRICS_TOKEN)` : null,
-    metricsPort !== null ? `http://localhost:${metricsPort}/metrics` : null,
-  ].filter(Boolean).join(' and ') || 'off (set METRICS_TOKEN or METRICS_PORT)';
+  const metrics =
+    [
+      config.metricsToken && config.roles.includes('api') ? `${base}/metrics (Bearer METRICS_TOKEN)` : null,
+      metricsPort !== null ? `http://localhost:${metricsPort}/metrics` : null,
+    ]
+      .filter(Boolean)
+      .join(' and ') || 'off (set METRICS_TOKEN or METRICS_PORT)';
   const urls = {
     portal: `${base}/portal`,
     api: `${base}/api/integrations/v1`,

@@ -89,11 +89,9 @@ const backlogGauges = {
   ),
 };
 
-const poolGauge = gauge(
-  'mia_db_pool_connections',
-  'PostgreSQL connection pool: connections in use, idle, requests waiting for one, and the pool size (max).',
-  ['state'],
-);
+const poolGauge = gauge('mia_db_pool_connections', 'PostgreSQL connection pool: connections in use, idle, requests waiting for one, and the pool size (max).', [
+  'state',
+]);
 
 /**
  * The text exposition of every metric. The caller names its own database: the backlog is read
@@ -111,7 +109,13 @@ export async function renderMetrics(sources: { backlog?: () => Promise<Backlog>;
   }
   if (sources.pool) {
     const p = poolUse(sources.pool);
-    for (const [state, value] of [['in_use', p.inUse], ['idle', p.idle], ['waiting', p.waiting], ['max', p.max]] as const) poolGauge.set({ state }, value);
+    for (const [state, value] of [
+      ['in_use', p.inUse],
+      ['idle', p.idle],
+      ['waiting', p.waiting],
+      ['max', p.max],
+    ] as const)
+      poolGauge.set({ state }, value);
   }
   return { contentType: registry.contentType, body: await registry.metrics() };
 }

@@ -38,7 +38,9 @@ export async function checkPostgres(databaseUrl: string, timeoutMs = 10_000): Pr
       case '28000':
         throw new ConfigError(`PostgreSQL at ${target} refused the user or password in DATABASE_URL (${e.message}): fix the credentials in DATABASE_URL.`);
       case '3D000':
-        throw new ConfigError(`The database "${dbName}" named in DATABASE_URL does not exist on ${target}: create it (createdb ${dbName}) or fix DATABASE_URL.`);
+        throw new ConfigError(
+          `The database "${dbName}" named in DATABASE_URL does not exist on ${target}: create it (createdb ${dbName}) or fix DATABASE_URL.`,
+        );
     }
     if (/timeout/i.test(e.message)) throw new ConfigError(`DATABASE_URL points at ${target}, which did not answer within ${timeoutMs / 1000} s: ${fix}.`);
     throw new ConfigError(`Could not connect to PostgreSQL at ${target} named by DATABASE_URL (${e.message}): fix DATABASE_URL or the server.`);
@@ -62,7 +64,9 @@ export function listenError(err: unknown, setting: 'PORT' | 'METRICS_PORT', port
   const e = err as SystemError;
   switch (e.code) {
     case 'EADDRINUSE':
-      return new ConfigError(`${setting} ${port} is already in use (another process listens on it, perhaps a server started earlier): stop that process or set ${setting} to a free port.`);
+      return new ConfigError(
+        `${setting} ${port} is already in use (another process listens on it, perhaps a server started earlier): stop that process or set ${setting} to a free port.`,
+      );
     case 'EACCES':
       return new ConfigError(`${setting} ${port} needs administrator rights on this machine: choose a port above 1023.`);
     case 'EADDRNOTAVAIL':

@@ -43,13 +43,19 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     t.inFlight.reset();
     const res = await Promise.all(
       Array.from({ length: 50 }, () =>
-        t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }] }),
+        t.api(key, 'POST', '/inventory/adjustments', {
+          adjustments: [{ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }],
+        }),
       ),
     );
     expect(res.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
     expect(t.inFlight.peak, 'the adjustments overlapped').toBeGreaterThanOrEqual(2);
     expect(await onHand(p.variants[0].id)).toMatchObject({ on_hand: 50, committed: 0 });
-    const ledger = await t.database.db.selectFrom('inventory_ledger').select(({ fn }) => fn.sum<string>('on_hand_delta').as('s')).where('variant_id', '=', p.variants[0].id).executeTakeFirstOrThrow();
+    const ledger = await t.database.db
+      .selectFrom('inventory_ledger')
+      .select(({ fn }) => fn.sum<string>('on_hand_delta').as('s'))
+      .where('variant_id', '=', p.variants[0].id)
+      .executeTakeFirstOrThrow();
     expect(Number(ledger.s)).toBe(50);
   });
 
@@ -100,7 +106,11 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     const res = await Promise.all([fulfil(t, key, order, [1, 0]), fulfil(t, key, order, [1, 0])]);
     expect(t.inFlight.peak, 'both requests were in flight at once').toBeGreaterThanOrEqual(2);
     expect(res.map((r) => r.statusCode).sort()).toEqual([201, 422]);
-    const loser = json(res.find((r) => r.statusCode === 422)!, 422, 'createFulfillment');
+    const loser = json(
+      res.find((r) => r.statusCode === 422)!,
+      422,
+      'createFulfillment',
+    );
     expect(loser.errors).toEqual([{ path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (0)', code: 'exceeds_fulfillable' }]);
     const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect([o.status, o.fulfillment_status, o.fulfillment_summary.fulfilled_quantity]).toEqual(['open', 'partially_fulfilled', 2]);
@@ -113,14 +123,20 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     await holding('select id from orders where id = $1 for update', [order.id], async (client) => {
       const racing = Promise.all([fulfil(t, key, order, [1]), fulfil(t, key, order, [1])]);
       // The race happened only if both are waiting on the held row at once: fail, not carry on, if not.
-      const waiting = async () => (await client.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()")).rows[0].n;
+      const waiting = async () =>
+        (await client.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"))
+          .rows[0].n;
       await waitFor(async () => (await waiting()) >= 2, { deadlineMs: 10_000, what: 'both fulfillments waiting on the held order row', describe: waiting });
       await client.query('commit');
       const res = await racing;
       expect(res.map((r) => r.statusCode).sort()).toEqual([201, 422]);
-      expect(json(res.find((r) => r.statusCode === 422)!, 422, 'createFulfillment').errors).toEqual([
-        { path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (0)', code: 'exceeds_fulfillable' },
-      ]);
+      expect(
+        json(
+          res.find((r) => r.statusCode === 422)!,
+          422,
+          'createFulfillment',
+        ).errors,
+      ).toEqual([{ path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (0)', code: 'exceeds_fulfillable' }]);
     });
     const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect([o.status, o.fulfillment_summary.fulfillment_ids.length]).toEqual(['closed', 1]);
@@ -132,7 +148,9 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     await addStock(t, key, q.variants[0].id, m.locations[0], 5);
     t.inFlight.reset();
     const res = await Promise.all(
-      Array.from({ length: 12 }, () => m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: q.variants[0].id, quantity: 1 }] })),
+      Array.from({ length: 12 }, () =>
+        m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: q.variants[0].id, quantity: 1 }] }),
+      ),
     );
     expect(t.inFlight.peak, 'the intakes overlapped').toBeGreaterThanOrEqual(2);
     const ok = res.filter((r) => r.statusCode === 201).map((r) => json(r, 201, 'createOrder').data.order_number as number);
@@ -163,7 +181,17 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
 /** An API process of our own (src/main.ts) on the test database; resolves with its base URL. */
 function startApiProcess(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['src/main.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, ROLE: 'api', PORT: '0', HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN, SEED_DEMO: 'false', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '100000' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      ROLE: 'api',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -212,7 +240,11 @@ describe.runIf(onPostgres())('several API processes on one PostgreSQL', () => {
     await addStock(t, key, p.variants[0].id, m.locations[0], 10);
     const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 5 }]);
     const post = (base: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${base}/api/integrations/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      fetch(`${base}/api/integrations/v1${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
     const body = { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] };
     // Hold the order row: the request that takes the key blocks on it while holding the key, so the
     // others surely arrive while it is in progress (the race happens, in both processes).
@@ -223,7 +255,9 @@ describe.runIf(onPostgres())('several API processes on one PostgreSQL', () => {
       await holder.query('begin');
       await holder.query('select id from orders where id = $1 for update', [order.id]);
       let answered = 0;
-      const racing = Promise.all(Array.from({ length: 16 }, (_, i) => post(urls[i % 2], '/fulfillments', body, { 'idempotency-key': 'multi-1' }).finally(() => void answered++)));
+      const racing = Promise.all(
+        Array.from({ length: 16 }, (_, i) => post(urls[i % 2], '/fulfillments', body, { 'idempotency-key': 'multi-1' }).finally(() => void answered++)),
+      );
       await waitFor(() => answered === 15, { deadlineMs: 15_000, what: '15 of 16 requests answered while the first holds the key', describe: () => answered });
       await holder.query('commit');
       res = await racing;
@@ -241,7 +275,11 @@ describe.runIf(onPostgres())('several API processes on one PostgreSQL', () => {
     expect(o.line_items[0].fulfilled_quantity).toBe(1);
 
     const adj = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => post(urls[i % 2], '/inventory/adjustments', { adjustments: [{ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }] })),
+      Array.from({ length: 20 }, (_, i) =>
+        post(urls[i % 2], '/inventory/adjustments', {
+          adjustments: [{ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }],
+        }),
+      ),
     );
     expect(adj.map((r) => r.status)).toEqual(Array(20).fill(200));
     const row = json(await t.api(key, 'GET', `/inventory?variant_id=${p.variants[0].id}`), 200, 'listInventory').data[0];

@@ -11,11 +11,27 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 // The parts of an OpenAPI 3.1 document the checks read (a `$ref` stands in for any of them).
 type JsonObject = { [key: string]: unknown };
 type Ref = { $ref: string };
-interface Media { schema: JsonObject }
-interface HeaderObject { required?: boolean }
-interface ResponseObject { headers?: Record<string, HeaderObject | Ref>; content?: Record<string, Media> }
-interface Parameter { in: string; name: string; required?: boolean }
-interface Operation { operationId?: string; responses: Record<string, ResponseObject | Ref>; parameters?: (Parameter | Ref)[]; requestBody?: { content: Record<string, Media> } }
+interface Media {
+  schema: JsonObject;
+}
+interface HeaderObject {
+  required?: boolean;
+}
+interface ResponseObject {
+  headers?: Record<string, HeaderObject | Ref>;
+  content?: Record<string, Media>;
+}
+interface Parameter {
+  in: string;
+  name: string;
+  required?: boolean;
+}
+interface Operation {
+  operationId?: string;
+  responses: Record<string, ResponseObject | Ref>;
+  parameters?: (Parameter | Ref)[];
+  requestBody?: { content: Record<string, Media> };
+}
 interface Document {
   paths: Record<string, Record<string, Operation | undefined> | undefined>;
   components: Record<string, Record<string, unknown>>;
@@ -110,7 +126,9 @@ export async function responseViolations(r: ObservedResponse): Promise<string[]>
   }
   const media = Object.keys(response.content ?? {});
   if (media.length === 0) return out;
-  const type = String(r.headers['content-type'] ?? '').split(';')[0].trim();
+  const type = String(r.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim();
   if (!media.includes(type)) return [...out, `${where}: content type ${type || '(none)'} is not the documented ${media.join(' or ')}`];
   let body: unknown;
   try {
@@ -140,7 +158,8 @@ export async function webhookViolations(headers: Record<string, unknown>, raw: s
   const out: string[] = [];
   for (const p of op.parameters ?? []) {
     const param = deref(doc, p);
-    if (param.in === 'header' && param.required && headers[param.name.toLowerCase()] === undefined) out.push(`webhook ${type}: header ${param.name} is missing`);
+    if (param.in === 'header' && param.required && headers[param.name.toLowerCase()] === undefined)
+      out.push(`webhook ${type}: header ${param.name} is missing`);
   }
   const validate = validator(c, `webhook ${type}`, schema);
   if (!validate(body)) out.push(`webhook ${type}: the body does not match the document: ${c.ajv.errorsText(validate.errors, { separator: '; ' })}`);
@@ -157,7 +176,13 @@ export function operationOf(method: string, route: string): { operationId: strin
   const path = route.replace(/:(\w+)/g, '{$1}');
   for (const doc of loaded.docs) {
     const op = doc.paths[path]?.[method.toLowerCase()];
-    if (op?.operationId) return { operationId: op.operationId, statuses: Object.keys(op.responses).filter((k) => /^\d+$/.test(k)).map(Number) };
+    if (op?.operationId)
+      return {
+        operationId: op.operationId,
+        statuses: Object.keys(op.responses)
+          .filter((k) => /^\d+$/.test(k))
+          .map(Number),
+      };
   }
   return null;
 }
@@ -167,7 +192,11 @@ export function statusesOf(operationId: string): number[] {
   if (!loaded) throw new Error('statusesOf() before preloadContract()');
   for (const doc of loaded.docs)
     for (const item of Object.values(doc.paths))
-      for (const op of Object.values(item ?? {})) if (op?.operationId === operationId) return Object.keys(op.responses).filter((k) => /^\d+$/.test(k)).map(Number);
+      for (const op of Object.values(item ?? {}))
+        if (op?.operationId === operationId)
+          return Object.keys(op.responses)
+            .filter((k) => /^\d+$/.test(k))
+            .map(Number);
   return [];
 }
 

@@ -119,7 +119,10 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
     t = await startTestApp();
     m = await t.merchant({ locations: 1 });
     key = await m.key(WAREHOUSE);
-    p = await makeProduct(t, m, 'Faults', [{ sku: 'FAULT-1', price: 1 }, { sku: 'FAULT-2', price: 1 }]);
+    p = await makeProduct(t, m, 'Faults', [
+      { sku: 'FAULT-1', price: 1 },
+      { sku: 'FAULT-2', price: 1 },
+    ]);
     database = new URL(t.database.url!).pathname.slice(1);
     admin = new pg.Client({ connectionString: ADMIN_URL, application_name: 'h10f_admin' });
     await admin.connect();
@@ -153,7 +156,8 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
         answered++;
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status === 503) expectUnavailableProblem(res, parsed);
-        else if (res.status !== 200 && !(res.status === 409 && parsed.code === 'idempotency_in_progress')) unexpected.push(`${method} ${path}: ${res.status} ${JSON.stringify(parsed)}`);
+        else if (res.status !== 200 && !(res.status === 409 && parsed.code === 'idempotency_in_progress'))
+          unexpected.push(`${method} ${path}: ${res.status} ${JSON.stringify(parsed)}`);
         return res.status;
       } catch (err) {
         networkErrors++;
@@ -213,7 +217,12 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
     expect([...statuses.keys()].filter((s) => s >= 500 && s !== 503)).toEqual([]);
     // Nothing lost, nothing doubled: every adjustment applied exactly once.
     expect(await onHand(variant)).toBe(before + applied);
-    const keys = await t.database.db.selectFrom('idempotency_keys').select(({ fn }) => fn.countAll<string>().as('n')).where('merchant_id', '=', m.id).where('key', 'like', 'h10f-%').executeTakeFirstOrThrow();
+    const keys = await t.database.db
+      .selectFrom('idempotency_keys')
+      .select(({ fn }) => fn.countAll<string>().as('n'))
+      .where('merchant_id', '=', m.id)
+      .where('key', 'like', 'h10f-%')
+      .executeTakeFirstOrThrow();
     expect(Number(keys.n)).toBe(applied);
     await stopService(svc);
   }, 120_000);
@@ -239,7 +248,9 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
         });
       const eventIdsDelivered = () => new Set(receiver.received.map((r) => String(r.headers['x-service-webhook-id'])));
       const eventsRaised = async () =>
-        (await t.database.db.selectFrom('events').select('id').where('merchant_id', '=', m.id).where('type', '=', 'inventory.updated').execute()).map((e) => e.id);
+        (await t.database.db.selectFrom('events').select('id').where('merchant_id', '=', m.id).where('type', '=', 'inventory.updated').execute()).map(
+          (e) => e.id,
+        );
 
       // Before: one adjustment through the service, delivered.
       expect((await adjust(svc.url, 'h10f-before')).status).toBe(200);
@@ -253,7 +264,11 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
       const duringWrite = await adjust(svc.url, 'h10f-during');
       expectUnavailableProblem(duringWrite, await duringWrite.json());
       // An event raised meanwhile by another process that can still reach the database.
-      json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variant, fulfillment_location_id: m.locations[0], adjustment: 1 }] }), 200, 'adjustInventory');
+      json(
+        await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variant, fulfillment_location_id: m.locations[0], adjustment: 1 }] }),
+        200,
+        'adjustInventory',
+      );
       expect(await readyz(svc.url)).toBe(503);
       expect(svc.exited(), svc.output()).toBe(false);
 
@@ -283,10 +298,13 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
       expect(svc.exited(), svc.output()).toBe(false);
       expect(await onHand()).toBe(5);
       // A post whose settle failed while the database was away is retried after its lease (at least once).
-      const statuses = async () => (await t.database.db.selectFrom('webhook_deliveries').select('status').where('merchant_id', '=', m.id).execute()).map((d) => d.status);
+      const statuses = async () =>
+        (await t.database.db.selectFrom('webhook_deliveries').select('status').where('merchant_id', '=', m.id).execute()).map((d) => d.status);
       await until('every delivery settled as delivered', async () => (await statuses()).filter((s) => s === 'delivered').length === 5, 20_000);
       expect(await statuses()).toEqual(Array(5).fill('delivered'));
-      console.info(`proxy cut: readyz 503 after ${outageMs} ms, 200 ${recoveryMs} ms after restore; connections refused: 503 after ${refusedMs} ms, 200 ${reopenMs} ms after allowed`);
+      console.info(
+        `proxy cut: readyz 503 after ${outageMs} ms, 200 ${recoveryMs} ms after restore; connections refused: 503 after ${refusedMs} ms, 200 ${reopenMs} ms after allowed`,
+      );
     } finally {
       await stopService(svc);
       await receiver.close();

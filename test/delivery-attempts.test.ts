@@ -16,7 +16,12 @@ async function merchantWithDelivery(email: string) {
   const b = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['product.created'] }), 201, 'createWebhookEndpoint').data;
   const delivery = json(await m.op('POST', `/webhook-endpoints/${a.id}/test`), 200, 'testWebhookEndpoint').data;
   json(await m.op('POST', '/users', { email, password: 'correct horse battery' }), 201, 'createPortalUser');
-  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email, password: 'correct horse battery' }, remoteAddress: '10.8.0.1' });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/portal/api/login',
+    payload: { email, password: 'correct horse battery' },
+    remoteAddress: '10.8.0.1',
+  });
   const portal = { cookie: String(res.headers['set-cookie']).split(';')[0] };
   return { m, a, b, delivery, portal };
 }
@@ -38,14 +43,27 @@ afterAll(async () => {
   await t?.close();
 });
 
-const portalGet = (s: { portal: { cookie: string } }, url: string) => t.app.inject({ method: 'GET', url: `/portal/api${url}`, headers: { cookie: s.portal.cookie } });
+const portalGet = (s: { portal: { cookie: string } }, url: string) =>
+  t.app.inject({ method: 'GET', url: `/portal/api${url}`, headers: { cookie: s.portal.cookie } });
 const opAttempts = (m: TestMerchant, e: string, d: string) => m.op('GET', `/webhook-endpoints/${e}/deliveries/${d}/attempts`);
 
 describe('delivery attempts', () => {
   it('lists the attempts of a delivery of this endpoint', async () => {
-    const attempt = { id: expect.any(String), attempt: 1, status_code: 200, duration_ms: expect.any(Number), response_excerpt: 'answer 200', error: null, created_at: expect.any(String) };
+    const attempt = {
+      id: expect.any(String),
+      attempt: 1,
+      status_code: 200,
+      duration_ms: expect.any(Number),
+      response_excerpt: 'answer 200',
+      error: null,
+      created_at: expect.any(String),
+    };
     expect(json(await opAttempts(one.m, one.a.id, one.delivery.id), 200, 'listWebhookAttempts').data).toEqual([attempt]);
-    const detail = portalJson(await portalGet(one, `/webhook-endpoints/${one.a.id}/deliveries/${one.delivery.id}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries/:d').data;
+    const detail = portalJson(
+      await portalGet(one, `/webhook-endpoints/${one.a.id}/deliveries/${one.delivery.id}`),
+      200,
+      'GET /portal/api/webhook-endpoints/:id/deliveries/:d',
+    ).data;
     expect(detail.attempts_log).toEqual([{ ...attempt, request: expect.any(Object) }]);
   });
 

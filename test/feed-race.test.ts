@@ -60,17 +60,27 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
   const feedAfter = async (after: string) => json(await t.api(key, 'GET', `/events?limit=250&after=${after}`), 200, 'listEvents').data as FeedEvent[];
   /** The position of the merchant's newest event, once the feed shows it (other sessions on the cluster may delay it). */
   const lastPosition = async () => {
-    const newest = await t.database.db.selectFrom('events').select(['position_xid', 'seq']).where('merchant_id', '=', m.id).where('type', '<>', 'ping').orderBy('position_xid', 'desc').orderBy('seq', 'desc').executeTakeFirstOrThrow();
+    const newest = await t.database.db
+      .selectFrom('events')
+      .select(['position_xid', 'seq'])
+      .where('merchant_id', '=', m.id)
+      .where('type', '<>', 'ping')
+      .orderBy('position_xid', 'desc')
+      .orderBy('seq', 'desc')
+      .executeTakeFirstOrThrow();
     const position = encodePosition({ xid: newest.position_xid, seq: newest.seq });
-    await waitFor(async () => {
-      let after = '';
-      for (;;) {
-        const page = json(await t.api(key, 'GET', `/events?limit=250${after}`), 200, 'listEvents').data as FeedEvent[];
-        if (page.some((e) => e.position === position)) return true;
-        if (page.length < 250) return undefined;
-        after = `&after=${page[page.length - 1].position}`;
-      }
-    }, { deadlineMs: 30_000, what: 'the feed to catch up', intervalMs: 25 });
+    await waitFor(
+      async () => {
+        let after = '';
+        for (;;) {
+          const page = json(await t.api(key, 'GET', `/events?limit=250${after}`), 200, 'listEvents').data as FeedEvent[];
+          if (page.some((e) => e.position === position)) return true;
+          if (page.length < 250) return undefined;
+          after = `&after=${page[page.length - 1].position}`;
+        }
+      },
+      { deadlineMs: 30_000, what: 'the feed to catch up', intervalMs: 25 },
+    );
     return position;
   };
 
@@ -89,11 +99,23 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
     try {
       const t1Order = await t1Wrote.promise;
       // T2: an adjustment over HTTP, committed while T1 is open (it does not touch T1's rows).
-      const t2Row = json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: p.variants[1].id, fulfillment_location_id: m.locations[1], adjustment: 7 }] }), 200, 'adjustInventory').data[0];
+      const t2Row = json(
+        await t.api(key, 'POST', '/inventory/adjustments', {
+          adjustments: [{ variant_id: p.variants[1].id, fulfillment_location_id: m.locations[1], adjustment: 7 }],
+        }),
+        200,
+        'adjustInventory',
+      ).data[0];
       // The race happened: T2 is committed and readable, T1 is not.
-      expect(json(await t.api(key, 'GET', `/inventory?variant_id=${p.variants[1].id}&location_id=${m.locations[1]}`), 200, 'listInventory').data[0]).toEqual(t2Row);
+      expect(json(await t.api(key, 'GET', `/inventory?variant_id=${p.variants[1].id}&location_id=${m.locations[1]}`), 200, 'listInventory').data[0]).toEqual(
+        t2Row,
+      );
       expect(json(await t.api(key, 'GET', `/orders/${t1Order}`), 404, 'getOrder').code).toBe('not_found');
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from events where merchant_id = ${m.id} and type = 'inventory.updated' and payload->'object'->>'id' = ${t2Row.id}`.execute(db);
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from events where merchant_id = ${m.id} and type = 'inventory.updated' and payload->'object'->>'id' = ${t2Row.id}`.execute(
+        db,
+      );
       expect(rows[0].n).toBe(1);
       // Neither is past T1's start in the feed, however often it is asked.
       for (let i = 0; i < 5; i++) expect(await feedAfter(start)).toEqual([]);
@@ -101,10 +123,13 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
       t1Release.resolve();
     }
     const t1Order = await t1;
-    const seen = await waitFor(async () => {
-      const events = await feedAfter(start);
-      return events.length >= 3 ? events : undefined;
-    }, { deadlineMs: 30_000, what: 'both transactions in the feed', intervalMs: 25 });
+    const seen = await waitFor(
+      async () => {
+        const events = await feedAfter(start);
+        return events.length >= 3 ? events : undefined;
+      },
+      { deadlineMs: 30_000, what: 'both transactions in the feed', intervalMs: 25 },
+    );
     expect(seen.map((e) => [e.type, e.data.object.id])).toEqual([
       ['order.created', t1Order],
       ['inventory.updated', expect.any(String)],
@@ -133,27 +158,43 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
     const final = await t1;
     expect([t2.on_hand, final.on_hand]).toEqual([10, 110]);
     // T1's transaction id is the older one: ordering by it alone would put T1's last word on the row first.
-    const xids = await db.selectFrom('events').select(['xid', sql<unknown>`payload->'object'->>'on_hand'`.as('on_hand')]).where('merchant_id', '=', m.id).where(sql<boolean>`payload->'object'->>'id' = ${final.id}`).execute();
+    const xids = await db
+      .selectFrom('events')
+      .select(['xid', sql<unknown>`payload->'object'->>'on_hand'`.as('on_hand')])
+      .where('merchant_id', '=', m.id)
+      .where(sql<boolean>`payload->'object'->>'id' = ${final.id}`)
+      .execute();
     const xidOf = (onHand: number) => BigInt(xids.find((x) => Number(x.on_hand) === onHand)!.xid);
     expect(xidOf(110) < xidOf(10)).toBe(true);
-    const seen = await waitFor(async () => {
-      const events = await feedAfter(start);
-      return events.length >= 3 ? events : undefined;
-    }, { deadlineMs: 30_000, what: 'both transactions in the feed', intervalMs: 25 });
+    const seen = await waitFor(
+      async () => {
+        const events = await feedAfter(start);
+        return events.length >= 3 ? events : undefined;
+      },
+      { deadlineMs: 30_000, what: 'both transactions in the feed', intervalMs: 25 },
+    );
     const onRow = seen.filter((e) => e.data.object.id === final.id).map((e) => e.data.object.on_hand);
     expect(onRow).toEqual([10, 110]);
-    expect(json(await t.api(key, 'GET', `/inventory?variant_id=${row.variant_id}&location_id=${row.fulfillment_location_id}`), 200, 'listInventory').data[0]).toEqual(seen.filter((e) => e.data.object.id === final.id).at(-1)!.data.object);
+    expect(
+      json(await t.api(key, 'GET', `/inventory?variant_id=${row.variant_id}&location_id=${row.fulfillment_location_id}`), 200, 'listInventory').data[0],
+    ).toEqual(seen.filter((e) => e.data.object.id === final.id).at(-1)!.data.object);
   });
 
   it(
-    '4 writers over HTTP while 2 consumers follow with after: each sees every event once, in order, ending on every row\'s final state',
+    "4 writers over HTTP while 2 consumers follow with after: each sees every event once, in order, ending on every row's final state",
     async () => {
       const seconds = Number(process.env.FEED_RACE_SECONDS ?? 30);
       const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
       const base = `${address}/api`;
       const db = t.database.db;
       const start = await lastPosition();
-      const startRow = await db.selectFrom('events').select(['position_xid', 'seq']).where('merchant_id', '=', m.id).orderBy('position_xid', 'desc').orderBy('seq', 'desc').executeTakeFirstOrThrow();
+      const startRow = await db
+        .selectFrom('events')
+        .select(['position_xid', 'seq'])
+        .where('merchant_id', '=', m.id)
+        .orderBy('position_xid', 'desc')
+        .orderBy('seq', 'desc')
+        .executeTakeFirstOrThrow();
       const writeMs: number[] = [];
       const call = async (method: string, path: string, body?: unknown, auth = key) => {
         const began = performance.now();
@@ -166,13 +207,13 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
         if (method === 'POST') writeMs.push(performance.now() - began);
         return out;
       };
-      const pick = <T,>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
+      const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)];
       const deadline = Date.now() + seconds * 1000;
       const orders: { id: string; line_items: { id: string }[] }[] = [];
       const fulfillments: string[] = [];
       const counts = { intake: 0, fulfillments: 0, adjustments: 0, tracking: 0, refused: 0 };
       /** Until the deadline, acts on one of the ten newest items of `list` (waiting while it is empty). */
-      const eachRecent = async <T,>(list: T[], act: (item: T) => Promise<void>) => {
+      const eachRecent = async <T>(list: T[], act: (item: T) => Promise<void>) => {
         while (Date.now() < deadline) {
           if (!list.length) {
             await new Promise((r) => setTimeout(r, 5));
@@ -185,8 +226,15 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
       const writers = [
         async () => {
           while (Date.now() < deadline) {
-            const lines = [pick(p.variants), pick(p.variants)].filter((v, i, a) => a.indexOf(v) === i).map((v) => ({ variant_id: v.id, quantity: 1 + Math.floor(Math.random() * 3) }));
-            const r = await call('POST', `/platform/v1/merchants/${m.id}/orders`, { fulfillment_location_id: pick(m.locations), line_items: lines }, OPERATOR_TOKEN);
+            const lines = [pick(p.variants), pick(p.variants)]
+              .filter((v, i, a) => a.indexOf(v) === i)
+              .map((v) => ({ variant_id: v.id, quantity: 1 + Math.floor(Math.random() * 3) }));
+            const r = await call(
+              'POST',
+              `/platform/v1/merchants/${m.id}/orders`,
+              { fulfillment_location_id: pick(m.locations), line_items: lines },
+              OPERATOR_TOKEN,
+            );
             expect(r.status).toBe(201);
             orders.push(r.body.data);
             counts.intake++;
@@ -194,7 +242,10 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
         },
         () =>
           eachRecent(orders, async (order) => {
-            const r = await call('POST', '/integrations/v1/fulfillments', { merchant_order_id: order.id, items: [{ merchant_order_item_id: pick(order.line_items).id, quantity: 1 }] });
+            const r = await call('POST', '/integrations/v1/fulfillments', {
+              merchant_order_id: order.id,
+              items: [{ merchant_order_item_id: pick(order.line_items).id, quantity: 1 }],
+            });
             if (r.status === 201) {
               fulfillments.push(r.body.data.id);
               counts.fulfillments++;
@@ -205,7 +256,11 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
           }),
         async () => {
           while (Date.now() < deadline) {
-            const rows = [pick(p.variants), pick(p.variants)].map((v) => ({ variant_id: v.id, fulfillment_location_id: pick(m.locations), adjustment: 1 + Math.floor(Math.random() * 5) }));
+            const rows = [pick(p.variants), pick(p.variants)].map((v) => ({
+              variant_id: v.id,
+              fulfillment_location_id: pick(m.locations),
+              adjustment: 1 + Math.floor(Math.random() * 5),
+            }));
             const r = await call('POST', '/integrations/v1/inventory/adjustments', { adjustments: rows });
             expect(r.status).toBe(200);
             counts.adjustments++;
@@ -213,7 +268,10 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
         },
         () =>
           eachRecent(fulfillments, async (id) => {
-            const r = await call('POST', `/integrations/v1/fulfillments/${id}/tracking`, { tracking_number: `TRK-${Math.random().toString(36).slice(2, 10)}`, carrier_name: 'UPS' });
+            const r = await call('POST', `/integrations/v1/fulfillments/${id}/tracking`, {
+              tracking_number: `TRK-${Math.random().toString(36).slice(2, 10)}`,
+              carrier_name: 'UPS',
+            });
             expect(r.status).toBe(200);
             counts.tracking++;
           }),
@@ -256,7 +314,8 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
             .execute();
           for (const r of rows) ids.add(r.id);
           if (rows.length) after = { xid: rows[rows.length - 1].position_xid, seq: rows[rows.length - 1].seq };
-          else if (!writing) return ids; // drained after the writers stopped: what is missing was skipped
+          else if (!writing)
+            return ids; // drained after the writers stopped: what is missing was skipped
           else await new Promise((res) => setTimeout(res, 5));
         }
       };
@@ -306,7 +365,13 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
       const naiveSeen = naive();
       await Promise.all(writers.map((w) => w()));
       writing = false;
-      const stored = await db.selectFrom('events').select(['id']).where('merchant_id', '=', m.id).where('type', '<>', 'ping').where(sql<boolean>`(position_xid, seq) > (${startRow.position_xid}::xid8, ${startRow.seq}::bigint)`).execute();
+      const stored = await db
+        .selectFrom('events')
+        .select(['id'])
+        .where('merchant_id', '=', m.id)
+        .where('type', '<>', 'ping')
+        .where(sql<boolean>`(position_xid, seq) > (${startRow.position_xid}::xid8, ${startRow.seq}::bigint)`)
+        .execute();
       total = stored.length;
       const [a, b] = await Promise.all(consumers);
       const naiveIds = await naiveSeen;
@@ -332,13 +397,20 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
       const finals: Record<string, unknown>[] = [];
       const mismatches: string[] = [];
       for (const [id, { type, object }] of last) {
-        const path = type.startsWith('order.') ? `/orders/${id}` : type.startsWith('fulfillment.') ? `/fulfillments/${id}` : type.startsWith('inventory.') ? null : 'skip';
+        const path = type.startsWith('order.')
+          ? `/orders/${id}`
+          : type.startsWith('fulfillment.')
+            ? `/fulfillments/${id}`
+            : type.startsWith('inventory.')
+              ? null
+              : 'skip';
         if (path === 'skip') continue;
         const now = path
           ? path.startsWith('/orders/')
             ? json(await t.api(key, 'GET', path), 200, 'getOrder').data
             : json(await t.api(key, 'GET', path), 200, 'getFulfillment').data
-          : json(await t.api(key, 'GET', `/inventory?variant_id=${object.variant_id}&location_id=${object.fulfillment_location_id}`), 200, 'listInventory').data[0];
+          : json(await t.api(key, 'GET', `/inventory?variant_id=${object.variant_id}&location_id=${object.fulfillment_location_id}`), 200, 'listInventory')
+              .data[0];
         finals.push(now);
         if (!isDeepStrictEqual(now, object)) mismatches.push(`${type} ${id}: feed ${JSON.stringify(object)} now ${JSON.stringify(now)}`);
       }
@@ -358,7 +430,13 @@ describe.runIf(onPostgres())('event feed under concurrent commits (PostgreSQL)',
         oldest_transaction_elsewhere_ms: elsewhereMs,
         write_ms: { p50: Math.round(pct(writeMs, 50)), p99: Math.round(pct(writeMs, 99)) },
         ...(behindMs.length
-          ? { updated_after: { versions: behindMs.length, arrived_at_or_behind_watermark: behindMs.filter((b) => b >= 0).length, overlap_needed_ms: Math.max(...behindMs) + 1 } }
+          ? {
+              updated_after: {
+                versions: behindMs.length,
+                arrived_at_or_behind_watermark: behindMs.filter((b) => b >= 0).length,
+                overlap_needed_ms: Math.max(...behindMs) + 1,
+              },
+            }
           : {}),
       };
       console.log(`feed race: ${JSON.stringify(report)}`);

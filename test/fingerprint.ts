@@ -22,7 +22,9 @@ let tables: string[] | null = null;
 /** Row count and an md5 of the sorted rows, per table. */
 export async function fingerprint(db: Database): Promise<Record<string, string>> {
   tables ??= (
-    await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`.execute(db)
+    await sql<{
+      name: string;
+    }>`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`.execute(db)
   ).rows
     .map((r) => r.name)
     .filter((n) => !EXCLUDED_TABLES.includes(n));

@@ -25,7 +25,8 @@ const writeKeys = new WeakMap<TestMerchant, string>();
 export async function makeProduct(t: TestApp, m: TestMerchant, title: string, variants: VariantSpec[]): Promise<MadeProduct> {
   if (!writeKeys.has(m)) writeKeys.set(m, await m.key(['products.write', 'products.read']));
   const data = json(await t.api(writeKeys.get(m)!, 'POST', '/products', { title, variants }), 201, 'createProduct').data;
-  if (data.variants.length !== variants.length) throw new Error(`POST /products made ${data.variants.length} variants of ${variants.length}: ${JSON.stringify(data)}`);
+  if (data.variants.length !== variants.length)
+    throw new Error(`POST /products made ${data.variants.length} variants of ${variants.length}: ${JSON.stringify(data)}`);
   return { id: data.id, title, variants: data.variants.map((v) => ({ id: v.id, sku: v.sku })) };
 }
 
@@ -48,7 +49,11 @@ export async function syncConnectedProduct(m: TestMerchant, title: string, varia
 
 /** Set stock through the adjustments API (key needs inventory.adjust). */
 export async function addStock(t: TestApp, key: string, variantId: string, locationId: string, quantity: number) {
-  return json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment: quantity }] }), 200, 'adjustInventory').data[0];
+  return json(
+    await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment: quantity }] }),
+    200,
+    'adjustInventory',
+  ).data[0];
 }
 
 /** Operator intake of an order; returns the order as the API shows it. */
@@ -61,7 +66,13 @@ export async function placeOrder(
   return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: lines, ...extra }), 201, 'createOrder').data;
 }
 
-export async function fulfil(t: TestApp, key: string, order: { id: string; line_items: { id: string }[] }, quantities: number[], headers: Record<string, string> = {}) {
+export async function fulfil(
+  t: TestApp,
+  key: string,
+  order: { id: string; line_items: { id: string }[] },
+  quantities: number[],
+  headers: Record<string, string> = {},
+) {
   const items = order.line_items.flatMap((l, i) => (quantities[i] ? [{ merchant_order_item_id: l.id, quantity: quantities[i] }] : []));
   return t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items }, headers);
 }
@@ -84,7 +95,15 @@ export async function events(t: TestApp, merchantId: string, type?: string) {
   return q.orderBy('created_at').orderBy('id').execute();
 }
 
-export const WAREHOUSE = ['orders.read', 'products.read', 'inventory.read', 'fulfillments.read', 'inventory.adjust', 'fulfillments.create', 'fulfillments.tracking.write'];
+export const WAREHOUSE = [
+  'orders.read',
+  'products.read',
+  'inventory.read',
+  'fulfillments.read',
+  'inventory.adjust',
+  'fulfillments.create',
+  'fulfillments.tracking.write',
+];
 
 /** A signed-in portal session: the cookie and the CSRF token its writes carry. */
 export interface PortalSession {
@@ -96,7 +115,12 @@ export const PORTAL_PASSWORD = 'correct horse battery';
 
 /** Signs in an existing portal user (password `PORTAL_PASSWORD`); a refused login fails the test. */
 export async function portalLogin(t: TestApp, email: string, remoteAddress?: string): Promise<PortalSession> {
-  const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email, password: PORTAL_PASSWORD }, ...(remoteAddress ? { remoteAddress } : {}) });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/portal/api/login',
+    payload: { email, password: PORTAL_PASSWORD },
+    ...(remoteAddress ? { remoteAddress } : {}),
+  });
   return { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: portalJson(res, 200, 'POST /portal/api/login').data.csrf_token };
 }
 
@@ -108,7 +132,12 @@ export async function portalUser(t: TestApp, m: TestMerchant, email: string, rem
 
 /** A portal call in a signed-in session (cookie and CSRF token). */
 export function portalCall(t: TestApp, s: PortalSession, method: string, url: string, payload?: unknown) {
-  return t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, ...(payload !== undefined ? { payload: payload as never } : {}) });
+  return t.app.inject({
+    method: method as never,
+    url: `/portal/api${url}`,
+    headers: { cookie: s.cookie, 'x-csrf-token': s.csrf },
+    ...(payload !== undefined ? { payload: payload as never } : {}),
+  });
 }
 
 /** An endpoint of the merchant's sending `events` to a receiver of its own, handed to `opened` (the caller closes it). */

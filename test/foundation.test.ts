@@ -53,7 +53,11 @@ describe('authentication', () => {
     const noScope = await m.key(['orders.read']);
     const both = await t.app.inject({ method: 'GET', url: '/api/integrations/v1/tags', headers: { authorization: `Bearer ${noScope}`, 'x-api-key': readKey } });
     expectProblem(both, 403, 'insufficient_scope');
-    const both2 = await t.app.inject({ method: 'GET', url: '/api/integrations/v1/tags', headers: { authorization: `Bearer ${readKey}`, 'x-api-key': noScope } });
+    const both2 = await t.app.inject({
+      method: 'GET',
+      url: '/api/integrations/v1/tags',
+      headers: { authorization: `Bearer ${readKey}`, 'x-api-key': noScope },
+    });
     expect(both2.statusCode).toBe(200);
     const alone = await t.app.inject({ method: 'GET', url: '/api/integrations/v1/tags', headers: { 'x-api-key': readKey } });
     expect(alone.statusCode).toBe(200);
@@ -65,11 +69,15 @@ describe('authentication', () => {
     expect(body.detail).toContain('products.read');
   });
 
-  it('an unknown scope or another merchant\'s location is refused when creating a key', async () => {
+  it("an unknown scope or another merchant's location is refused when creating a key", async () => {
     const bad = expectProblem(await m.op('POST', '/api-keys', { label: 'x', scopes: ['products.read', 'products.delete'] }), 422, 'validation_failed');
     expect(bad.errors?.map((e: { path: string }) => e.path)).toContain('/scopes/1');
     const other = await t.merchant();
-    const loc = expectProblem(await m.op('POST', '/api-keys', { label: 'x', scopes: ['orders.read'], location_ids: [other.locations[0]] }), 422, 'validation_failed');
+    const loc = expectProblem(
+      await m.op('POST', '/api-keys', { label: 'x', scopes: ['orders.read'], location_ids: [other.locations[0]] }),
+      422,
+      'validation_failed',
+    );
     expect(loc.errors).toEqual([{ path: '/location_ids/0', message: 'is not a location of this merchant', code: 'unknown_id' }]);
   });
 });
@@ -102,11 +110,23 @@ describe('validation and errors', () => {
   it('malformed JSON is 400, a non-JSON write is 415, a body over 1 MiB is 413', async () => {
     const url = `/api/platform/v1/merchants/${m.id}/locations`;
     const auth = { authorization: 'Bearer test-operator-token' };
-    expectProblem(await t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload: '{"name":' }), 400, 'malformed_request');
-    expectProblem(await t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'text/plain' }, payload: 'name=x' }), 415, 'unsupported_media_type');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload: '{"name":' }),
+      400,
+      'malformed_request',
+    );
+    expectProblem(
+      await t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'text/plain' }, payload: 'name=x' }),
+      415,
+      'unsupported_media_type',
+    );
     expectProblem(await t.app.inject({ method: 'POST', url, headers: auth }), 415, 'unsupported_media_type');
     const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
-    expectProblem(await t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload: big }), 413, 'payload_too_large');
+    expectProblem(
+      await t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload: big }),
+      413,
+      'payload_too_large',
+    );
   });
 
   it('an unknown route and a non-UUID path id are 404 problems', async () => {
@@ -163,7 +183,7 @@ describe('lists and cursors', () => {
     expect(after.length).toBe(all.filter((r: { updated_at: string }) => r.updated_at > all[9].updated_at).length);
   });
 
-  it('a merchant never sees another merchant\'s rows', async () => {
+  it("a merchant never sees another merchant's rows", async () => {
     const other = await t.merchant();
     const key = await other.key(['products.read']);
     expect(json(await t.api(key, 'GET', '/tags'), 200, 'listTags').data).toEqual([]);
@@ -200,7 +220,10 @@ describe('rate limits shared through Redis', () => {
     const net = await import('node:net');
     const reachable = await new Promise<boolean>((resolve) => {
       const u = new URL(url);
-      const s = net.connect(Number(u.port || 6379), u.hostname, () => { s.end(); resolve(true); });
+      const s = net.connect(Number(u.port || 6379), u.hostname, () => {
+        s.end();
+        resolve(true);
+      });
       s.on('error', () => resolve(false));
     });
     if (!reachable) {

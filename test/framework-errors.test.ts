@@ -91,7 +91,11 @@ describe('HTTP parser errors', () => {
 
   it('invalid header characters are 400 malformed_request', async () => {
     expectProblem(await exchange(get('/api/integrations/v1/orders', 'X-Bad\u0001Name: 1\r\n')), 400, 'malformed_request');
-    expectProblem(await exchange(Buffer.concat([Buffer.from(get('/api/integrations/v1/orders', 'X-Bad: a')), Buffer.from([0]), Buffer.from('b\r\n\r\n')])), 400, 'malformed_request');
+    expectProblem(
+      await exchange(Buffer.concat([Buffer.from(get('/api/integrations/v1/orders', 'X-Bad: a')), Buffer.from([0]), Buffer.from('b\r\n\r\n')])),
+      400,
+      'malformed_request',
+    );
   });
 
   it('a malformed request line is 400 malformed_request', async () => {

@@ -141,7 +141,12 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
     return res;
   };
   const op = (method: string, path: string, body?: unknown) =>
-    call({ method: method as never, url: `/api/platform/v1${path}`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }, ...(body !== undefined ? { payload: body as never } : {}) });
+    call({
+      method: method as never,
+      url: `/api/platform/v1${path}`,
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+      ...(body !== undefined ? { payload: body as never } : {}),
+    });
   const api = (key: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     call({
       method: method as never,
@@ -220,7 +225,10 @@ function expectStatus(res: LightMyRequestResponse, status: number) {
 /** Fails unless the answer came from `operation`'s route (a wrong operationId would type the body wrongly). */
 function expectOperation(res: LightMyRequestResponse, operation: OperationId) {
   const answer = answerOf(res);
-  if (!answer?.operation) throw new Error(`json(…, '${operation}'): no documented route answered this request (${answer?.route ?? 'no route'}; ${res.statusCode}: ${res.body.slice(0, 200)})`);
+  if (!answer?.operation)
+    throw new Error(
+      `json(…, '${operation}'): no documented route answered this request (${answer?.route ?? 'no route'}; ${res.statusCode}: ${res.body.slice(0, 200)})`,
+    );
   if (answer.operation !== operation) throw new Error(`json(…, '${operation}'): the answer came from ${answer.operation} (${answer.route})`);
 }
 
@@ -234,7 +242,10 @@ export function json<K extends OperationId, S extends DocumentedStatus<K>>(res: 
 /** The body of `operation`'s success answer (its one documented 2xx status). */
 export function ok<K extends OperationId>(res: LightMyRequestResponse, operation: K): ResponseBody<K, SuccessStatus<K>> {
   const success = statusesOf(operation).filter((s) => s >= 200 && s < 300);
-  if (success.length !== 1) throw new Error(`ok(…, '${operation}'): the operation documents ${success.length} success statuses (${success.join(', ')}); use json(res, status, '${operation}')`);
+  if (success.length !== 1)
+    throw new Error(
+      `ok(…, '${operation}'): the operation documents ${success.length} success statuses (${success.join(', ')}); use json(res, status, '${operation}')`,
+    );
   return json(res, success[0] as SuccessStatus<K>, operation) as ResponseBody<K, SuccessStatus<K>>;
 }
 

@@ -15,7 +15,11 @@ beforeAll(async () => {
   t = await startTestApp();
   m = await t.merchant({ locations: 1 });
   key = await m.key([...SCOPES]);
-  const product = json(await t.api(key, 'POST', '/products', { title: 'Plain', variants: [{ sku: 'PLAIN-1', price: 1, inventory_policy: 'continue' }] }), 201, 'createProduct').data;
+  const product = json(
+    await t.api(key, 'POST', '/products', { title: 'Plain', variants: [{ sku: 'PLAIN-1', price: 1, inventory_policy: 'continue' }] }),
+    201,
+    'createProduct',
+  ).data;
   variantId = product.variants[0].id;
   json(await m.op('POST', '/users', { email: 'ops@input.test', password: 'correct horse battery' }), 201, 'createPortalUser');
 });
@@ -47,27 +51,42 @@ describe('text PostgreSQL cannot store as given', () => {
   });
 
   it('a lone surrogate in a variant SKU is 422 naming the row, not a silent U+FFFD', async () => {
-    await refused(() => raw('POST', '/api/integrations/v1/products', '{"title":"ok","variants":[{"sku":"A\\ud800","price":1}]}', bearer()), [['/variants/0/sku', 'invalid_text']]);
-    await refused(() => raw('POST', '/api/integrations/v1/products', '{"title":"ok","variants":[{"sku":"\\udc00B","price":1}]}', bearer()), [['/variants/0/sku', 'invalid_text']]);
+    await refused(
+      () => raw('POST', '/api/integrations/v1/products', '{"title":"ok","variants":[{"sku":"A\\ud800","price":1}]}', bearer()),
+      [['/variants/0/sku', 'invalid_text']],
+    );
+    await refused(
+      () => raw('POST', '/api/integrations/v1/products', '{"title":"ok","variants":[{"sku":"\\udc00B","price":1}]}', bearer()),
+      [['/variants/0/sku', 'invalid_text']],
+    );
   });
 
   it('NUL and lone surrogates inside operator order intake customer and shipping_address are 422 naming each', async () => {
     const body = `{"fulfillment_location_id":"${m.locations[0]}","customer":{"name":"Ann\\u0000"},"shipping_address":{"city":"\\ud83d"},"line_items":[{"variant_id":"${variantId}","quantity":1}]}`;
-    await refused(() => raw('POST', `/api/platform/v1/merchants/${m.id}/orders`, body, operator), [
-      ['/customer/name', 'invalid_text'],
-      ['/shipping_address/city', 'invalid_text'],
-    ]);
+    await refused(
+      () => raw('POST', `/api/platform/v1/merchants/${m.id}/orders`, body, operator),
+      [
+        ['/customer/name', 'invalid_text'],
+        ['/shipping_address/city', 'invalid_text'],
+      ],
+    );
   });
 
   it('free-form values (connected collection rules) are checked to the last key and bounded in depth', async () => {
     const rules = '{"all":[{"column":"title","condition":"x\\u0000"}],"k\\ud800":1}';
     const sync = (r: string) => `{"source_name":"shop","collections":[{"external_id":"c1","title":"C","rules":${r}}]}`;
-    await refused(() => raw('POST', `/api/platform/v1/merchants/${m.id}/connected-sync`, sync(rules), operator), [
-      ['/collections/0/rules/k\ufffd', 'invalid_text'],
-      ['/collections/0/rules/all/0/condition', 'invalid_text'],
-    ]);
+    await refused(
+      () => raw('POST', `/api/platform/v1/merchants/${m.id}/connected-sync`, sync(rules), operator),
+      [
+        ['/collections/0/rules/k\ufffd', 'invalid_text'],
+        ['/collections/0/rules/all/0/condition', 'invalid_text'],
+      ],
+    );
     const deep = '['.repeat(40) + ']'.repeat(40);
-    await refused(() => raw('POST', `/api/platform/v1/merchants/${m.id}/connected-sync`, sync(deep), operator), [[`/collections/0/rules${'/0'.repeat(32)}`, 'too_deep']]);
+    await refused(
+      () => raw('POST', `/api/platform/v1/merchants/${m.id}/connected-sync`, sync(deep), operator),
+      [[`/collections/0/rules${'/0'.repeat(32)}`, 'too_deep']],
+    );
   });
 
   it('operator names and the portal sign-in refuse a NUL', async () => {
@@ -78,10 +97,13 @@ describe('text PostgreSQL cannot store as given', () => {
 
   it('an unknown field whose name holds a NUL or lone surrogate is named storably, also in a stored idempotent answer', async () => {
     const body = `{"adjustments":[{"a\\u0000/b~":1,"\\ud800":2,"variant_id":"${variantId}","fulfillment_location_id":"${m.locations[0]}","adjustment":1}]}`;
-    const first = await refused(() => raw('POST', '/api/integrations/v1/inventory/adjustments', body, { ...bearer(), 'idempotency-key': 'nul-key' }), [
-      ['/adjustments/0/a\ufffd~1b~0', 'unknown_field'],
-      ['/adjustments/0/\ufffd', 'unknown_field'],
-    ]);
+    const first = await refused(
+      () => raw('POST', '/api/integrations/v1/inventory/adjustments', body, { ...bearer(), 'idempotency-key': 'nul-key' }),
+      [
+        ['/adjustments/0/a\ufffd~1b~0', 'unknown_field'],
+        ['/adjustments/0/\ufffd', 'unknown_field'],
+      ],
+    );
     const replay = await raw('POST', '/api/integrations/v1/inventory/adjustments', body, { ...bearer(), 'idempotency-key': 'nul-key' });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(JSON.parse(replay.body)).toEqual(first);
@@ -92,7 +114,11 @@ describe('text PostgreSQL cannot store as given', () => {
   });
 
   it('well-formed text outside the BMP is stored unchanged', async () => {
-    const res = json(await raw('POST', '/api/integrations/v1/products', '{"title":"Tee \\ud83d\\ude00","variants":[{"sku":"😀-1","price":1}]}', bearer()), 201, 'createProduct');
+    const res = json(
+      await raw('POST', '/api/integrations/v1/products', '{"title":"Tee \\ud83d\\ude00","variants":[{"sku":"😀-1","price":1}]}', bearer()),
+      201,
+      'createProduct',
+    );
     expect(res.data.title).toBe('Tee 😀');
     expect(res.data.variants[0].sku).toBe('😀-1');
   });
@@ -111,13 +137,25 @@ describe('UUIDs: only the canonical 8-4-4-4-12 form', () => {
   it('a body field or query filter in another form is 422 invalid_format', async () => {
     await refused(() => t.api(key, 'POST', '/products', { title: 'x', vendor_id: `urn:uuid:${id}` }), [['/vendor_id', 'invalid_format']]);
     await refused(() => t.api(key, 'GET', `/inventory?variant_id=${encodeURIComponent(`{${id}}`)}`), [['/variant_id', 'invalid_format']]);
-    await refused(() => t.op('POST', `/merchants/${m.id}/api-keys`, { label: 'k', scopes: ['orders.read'], location_ids: [`urn:uuid:${id}`] }), [['/location_ids/0', 'invalid_format']]);
+    await refused(
+      () => t.op('POST', `/merchants/${m.id}/api-keys`, { label: 'k', scopes: ['orders.read'], location_ids: [`urn:uuid:${id}`] }),
+      [['/location_ids/0', 'invalid_format']],
+    );
   });
 });
 
 describe('date-times: real instants from 0001 to 9999', () => {
   it('refuses leap seconds, year 0, month 13, 30 February and offsets past 23:59 on every list', async () => {
-    for (const value of ['2020-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '2020-13-01T00:00:00Z', '2021-02-29T00:00:00Z', '2020-01-01T00:00:00+24:00', '2020-01-01', '0001-01-01T00:00:00+00:01', '10000-01-01T00:00:00Z']) {
+    for (const value of [
+      '2020-12-31T23:59:60Z',
+      '0000-01-01T00:00:00Z',
+      '2020-13-01T00:00:00Z',
+      '2021-02-29T00:00:00Z',
+      '2020-01-01T00:00:00+24:00',
+      '2020-01-01',
+      '0001-01-01T00:00:00+00:01',
+      '10000-01-01T00:00:00Z',
+    ]) {
       for (const path of ['/orders', '/products', '/inventory', '/fulfillments']) {
         await refused(() => t.api(key, 'GET', `${path}?updated_after=${encodeURIComponent(value)}`), [['/updated_after', 'invalid_format']]);
       }
@@ -150,7 +188,11 @@ describe('validation work is bounded', () => {
     const res = await t.api(key, 'POST', '/inventory/adjustments', { adjustments });
     const body = json(res, 422, 'adjustInventory');
     expect(body.errors).toHaveLength(100);
-    expect(body.errors?.slice(0, 3).map((e: { path: string }) => e.path)).toEqual(['/adjustments/0/sku', '/adjustments/0/fulfillment_location_id', '/adjustments/0/adjustment']);
+    expect(body.errors?.slice(0, 3).map((e: { path: string }) => e.path)).toEqual([
+      '/adjustments/0/sku',
+      '/adjustments/0/fulfillment_location_id',
+      '/adjustments/0/adjustment',
+    ]);
     expect(body.detail).toMatch(/^More than 100 fields are invalid; the first 100 are listed\. \/adjustments\/0\/sku: /);
   });
 
@@ -162,9 +204,24 @@ describe('validation work is bounded', () => {
       ['100,000 invalid scopes', validate('POST', `${P}/api-keys`), { label: 'k', scopes: Array(100_000).fill('x') }],
       ['100,000 unknown fields', validate('POST', `${P}/api-keys`), Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 0]))],
       // Every array at its bound, every item wrong: 500 products × 100 variants.
-      ['50,000 invalid variants', validate('POST', `${P}/connected-sync`), { source_name: 's', products: Array.from({ length: 500 }, () => ({ external_id: 'e', title: 't', variants: Array(100).fill({ sku: 1, price: -1, weight_unit: 'x' }) })) }],
-      ['100 invalid adjustment rows', validate('POST', '/api/integrations/v1/inventory/adjustments'), { adjustments: Array(100).fill({ sku: 1, variant_id: 2, fulfillment_location_id: 3, adjustment: 'x', reason: 4, extra: 5 }) }],
-      ['a 1 MiB string with a NUL at the end', validate('POST', '/api/integrations/v1/products'), { title: 'x', description: `${'x'.repeat(1_000_000)}\u0000` }],
+      [
+        '50,000 invalid variants',
+        validate('POST', `${P}/connected-sync`),
+        {
+          source_name: 's',
+          products: Array.from({ length: 500 }, () => ({ external_id: 'e', title: 't', variants: Array(100).fill({ sku: 1, price: -1, weight_unit: 'x' }) })),
+        },
+      ],
+      [
+        '100 invalid adjustment rows',
+        validate('POST', '/api/integrations/v1/inventory/adjustments'),
+        { adjustments: Array(100).fill({ sku: 1, variant_id: 2, fulfillment_location_id: 3, adjustment: 'x', reason: 4, extra: 5 }) },
+      ],
+      [
+        'a 1 MiB string with a NUL at the end',
+        validate('POST', '/api/integrations/v1/products'),
+        { title: 'x', description: `${'x'.repeat(1_000_000)}\u0000` },
+      ],
     ];
     for (const [name, fn, body] of cases) {
       expect(fn(body), name).toBe(false);

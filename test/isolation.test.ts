@@ -37,7 +37,11 @@ beforeAll(async () => {
   A.variant = product.variants[0].id;
   const db = t.database.db;
   A.collection = json(await t.api(aKey, 'POST', '/collections', { title: 'Isolated collection' }), 201, 'createCollection').data.id;
-  A.video = json(await t.api(aKey, 'POST', '/social-videos', { title: 'Isolated video', video_url: 'https://videos.example.com/iso.mp4' }), 201, 'createSocialVideo').data.id;
+  A.video = json(
+    await t.api(aKey, 'POST', '/social-videos', { title: 'Isolated video', video_url: 'https://videos.example.com/iso.mp4' }),
+    201,
+    'createSocialVideo',
+  ).data.id;
 
   const inv1 = await addStock(t, aKey, A.variant, l1, 20);
   const inv2 = await addStock(t, aKey, A.variant, l2, 20);
@@ -45,9 +49,28 @@ beforeAll(async () => {
   const o2 = await placeOrder(a, l2, [{ variant_id: A.variant, quantity: 5 }]);
   const f1 = json(await fulfil(t, aKey, o1, [1]), 201, 'createFulfillment').data;
   const f2 = json(await fulfil(t, aKey, o2, [1]), 201, 'createFulfillment').data;
-  Object.assign(A, { l1, l2, inv1: inv1.id, inv2: inv2.id, order1: o1.id, line1: o1.line_items[0].id, order2: o2.id, line2: o2.line_items[0].id, fulfillment1: f1.id, fulfillment2: f2.id });
+  Object.assign(A, {
+    l1,
+    l2,
+    inv1: inv1.id,
+    inv2: inv2.id,
+    order1: o1.id,
+    line1: o1.line_items[0].id,
+    order2: o2.id,
+    line2: o2.line_items[0].id,
+    fulfillment1: f1.id,
+    fulfillment2: f2.id,
+  });
   const orderEvent = async (location: string) =>
-    (await db.selectFrom('events').select('id').where('merchant_id', '=', a.id).where('type', '=', 'order.created').where('location_id', '=', location).executeTakeFirstOrThrow()).id;
+    (
+      await db
+        .selectFrom('events')
+        .select('id')
+        .where('merchant_id', '=', a.id)
+        .where('type', '=', 'order.created')
+        .where('location_id', '=', location)
+        .executeTakeFirstOrThrow()
+    ).id;
   A.event1 = await orderEvent(l1);
   A.event2 = await orderEvent(l2);
   aIds = Object.values(A);
@@ -132,7 +155,18 @@ const routes = () => {
 describe('isolation matrix', () => {
   it('covers the warehouse routes (the walk is not empty)', () => {
     const urls = routes().map((r) => `${r.method} ${r.url.slice(PREFIX.length)}`);
-    for (const r of ['GET /orders', 'GET /orders/:id', 'GET /fulfillments', 'GET /fulfillments/:id', 'POST /fulfillments', 'POST /fulfillments/:id/tracking', 'GET /inventory', 'POST /inventory/adjustments', 'GET /events', 'GET /events/:id']) {
+    for (const r of [
+      'GET /orders',
+      'GET /orders/:id',
+      'GET /fulfillments',
+      'GET /fulfillments/:id',
+      'POST /fulfillments',
+      'POST /fulfillments/:id/tracking',
+      'GET /inventory',
+      'POST /inventory/adjustments',
+      'GET /events',
+      'GET /events/:id',
+    ]) {
       expect(urls).toContain(r);
     }
   });
@@ -164,7 +198,11 @@ describe('isolation matrix', () => {
     expect(json(await t.api(restrictedKey, 'GET', `/orders/${A.order2}`), 200, 'getOrder').data.id).toBe(A.order2);
     expect(json(await t.api(restrictedKey, 'GET', '/inventory'), 200, 'listInventory').data.map((r: { id: string }) => r.id)).toEqual([A.inv2]);
     expect(json(await t.api(restrictedKey, 'GET', `/inventory?location_id=${A.l1}`), 403, 'listInventory').code).toBe('location_forbidden');
-    expect(json(await t.api(aKey, 'GET', '/orders'), 200, 'listOrders').data.map((o: { id: string }) => o.id).sort()).toEqual([A.order1, A.order2].sort());
+    expect(
+      json(await t.api(aKey, 'GET', '/orders'), 200, 'listOrders')
+        .data.map((o: { id: string }) => o.id)
+        .sort(),
+    ).toEqual([A.order1, A.order2].sort());
     const feed = json(await t.api(restrictedKey, 'GET', '/events?types=order.created'), 200, 'listEvents').data;
     expect(feed.map((e: { id: string }) => e.id)).toEqual([A.event2]);
   });

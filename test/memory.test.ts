@@ -36,7 +36,17 @@ describe(`memory under 20 parallel 1 MiB bodies (${onPostgres() ? 'PostgreSQL' :
     else dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-test-'));
     const where = database ? { DATABASE_URL: database.url! } : { DATABASE_URL: '', DATA_DIR: dataDir! };
     child = spawn(process.execPath, ['src/main.ts'], {
-      env: { ...process.env, ...where, PORT: '0', HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: TOKEN, SEED_DEMO: 'false', ROLE: 'api', LOG_LEVEL: 'info', REDIS_URL: '' },
+      env: {
+        ...process.env,
+        ...where,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        PLATFORM_ADMIN_TOKEN: TOKEN,
+        SEED_DEMO: 'false',
+        ROLE: 'api',
+        LOG_LEVEL: 'info',
+        REDIS_URL: '',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     base = await new Promise<string>((resolve, reject) => {
@@ -69,7 +79,14 @@ describe(`memory under 20 parallel 1 MiB bodies (${onPostgres() ? 'PostgreSQL' :
     const shapes: [string, string, string][] = [
       ['100,000 invalid scopes', `${M}/api-keys`, JSON.stringify({ label: 'k', scopes: Array(110_000).fill('bogus') })],
       ['90,000 unknown fields', `${M}/api-keys`, JSON.stringify(Object.fromEntries(Array.from({ length: 90_000 }, (_, i) => [`k${i}`, 0])))],
-      ['50,000 invalid variants', `${M}/connected-sync`, JSON.stringify({ source_name: 's', products: Array.from({ length: 500 }, () => ({ external_id: 'e', title: 't', variants: Array(100).fill({ sku: 123456 }) })) })],
+      [
+        '50,000 invalid variants',
+        `${M}/connected-sync`,
+        JSON.stringify({
+          source_name: 's',
+          products: Array.from({ length: 500 }, () => ({ external_id: 'e', title: 't', variants: Array(100).fill({ sku: 123456 }) })),
+        }),
+      ],
       ['500,000 numbers', `${M}/connected-sync`, JSON.stringify({ source_name: 's', extra: Array(500_000).fill(1) })],
       ['a 1 MiB two-byte string', `${M}/tags`, JSON.stringify({ name: 'é'.repeat(MiB / 2 - 20) })],
     ];
@@ -92,7 +109,9 @@ describe(`memory under 20 parallel 1 MiB bodies (${onPostgres() ? 'PostgreSQL' :
       }
     }
     const peak = status('VmHWM');
-    console.log(`memory: RSS ${baseline.toFixed(0)} MB before (peak while starting ${startPeak.toFixed(0)} MB), peak of the rounds ${peak.toFixed(0)} MB, after ${status('VmRSS').toFixed(0)} MB; slowest round of 20 ${slowest.toFixed(0)} ms; ${JSON.stringify(answers)}`);
+    console.log(
+      `memory: RSS ${baseline.toFixed(0)} MB before (peak while starting ${startPeak.toFixed(0)} MB), peak of the rounds ${peak.toFixed(0)} MB, after ${status('VmRSS').toFixed(0)} MB; slowest round of 20 ${slowest.toFixed(0)} ms; ${JSON.stringify(answers)}`,
+    );
     expect(answers).toEqual(Object.fromEntries(shapes.map(([name]) => [`${name} → 422`, 20 * ROUNDS])));
     expect(peak).toBeLessThan(LIMIT_MB);
   }, 900_000);

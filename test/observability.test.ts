@@ -44,7 +44,11 @@ async function scrape(): Promise<Record<string, number>> {
 }
 
 async function pendingInDb(): Promise<number> {
-  const r = await t.database.db.selectFrom('webhook_deliveries').select(sql<string>`count(*)`.as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow();
+  const r = await t.database.db
+    .selectFrom('webhook_deliveries')
+    .select(sql<string>`count(*)`.as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -73,19 +77,36 @@ describe('a full flow, logged and measured', () => {
     const created = json(await m.op('POST', '/api-keys', { label: 'all', scopes: [...SCOPES] }), 201, 'createApiKey').data;
     secrets.api_key = created.secret;
     keyId = created.id;
-    const endpoint = json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.created', 'inventory.updated'] }), 201, 'createWebhookEndpoint').data;
+    const endpoint = json(
+      await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.created', 'inventory.updated'] }),
+      201,
+      'createWebhookEndpoint',
+    ).data;
     secrets.signing_secret = endpoint.signing_secret;
 
     // Portal: a failed sign-in, a good one, then a key created and the signing secret revealed.
-    expect((await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@observed.test', password: WRONG_PASSWORD } })).statusCode).toBe(401);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@observed.test', password: WRONG_PASSWORD } })).statusCode,
+    ).toBe(401);
     const login = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@observed.test', password: PASSWORD } });
     const cookie = String(login.headers['set-cookie']).split(';')[0];
     secrets.session_token = cookie.split('=')[1];
     secrets.csrf_token = portalJson(login, 200, 'POST /portal/api/login').data.csrf_token;
     const portal = (method: string, url: string, payload?: unknown) =>
-      t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie, 'x-csrf-token': secrets.csrf_token }, ...(payload ? { payload: payload as never } : {}) });
-    secrets.portal_key = portalJson(await portal('POST', '/api-keys', { label: 'from portal', scopes: ['orders.read'] }), 201, 'POST /portal/api/api-keys').data.secret;
-    expect(portalJson(await portal('GET', `/webhook-endpoints/${endpoint.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data.signing_secret).toBe(secrets.signing_secret);
+      t.app.inject({
+        method: method as never,
+        url: `/portal/api${url}`,
+        headers: { cookie, 'x-csrf-token': secrets.csrf_token },
+        ...(payload ? { payload: payload as never } : {}),
+      });
+    secrets.portal_key = portalJson(
+      await portal('POST', '/api-keys', { label: 'from portal', scopes: ['orders.read'] }),
+      201,
+      'POST /portal/api/api-keys',
+    ).data.secret;
+    expect(
+      portalJson(await portal('GET', `/webhook-endpoints/${endpoint.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data.signing_secret,
+    ).toBe(secrets.signing_secret);
 
     // Integration API: reads, stock, an order, an idempotent write and its replay.
     const orders = await t.api(secrets.api_key, 'GET', '/orders');
@@ -119,7 +140,11 @@ describe('a full flow, logged and measured', () => {
 
   it('the worker drains the outbox: the backlog gauge falls to 0 and deliveries, latency and purges are counted', async () => {
     // An idempotency record past its 48 h: the worker role's retention job removes it.
-    await t.database.db.updateTable('idempotency_keys').set({ created_at: sql`clock_timestamp() - interval '3 days'` }).where('merchant_id', '=', merchantId).execute();
+    await t.database.db
+      .updateTable('idempotency_keys')
+      .set({ created_at: sql`clock_timestamp() - interval '3 days'` })
+      .where('merchant_id', '=', merchantId)
+      .execute();
     expect((await retention.runNow()).idempotency_keys).toBe(1);
     await worker.tick();
     await receiver.waitFor(backlogAfterFlow);
@@ -179,7 +204,18 @@ describe('a full flow, logged and measured', () => {
     const all = lines.join('\n');
     expect(lines.length).toBeGreaterThan(40); // the flow was logged at all
     expect(Object.keys(secrets).sort()).toEqual(
-      ['api_key', 'csrf_token', 'limited_key', 'metrics_token', 'operator_token', 'password', 'portal_key', 'session_token', 'signing_secret', 'wrong_password'].sort(),
+      [
+        'api_key',
+        'csrf_token',
+        'limited_key',
+        'metrics_token',
+        'operator_token',
+        'password',
+        'portal_key',
+        'session_token',
+        'signing_secret',
+        'wrong_password',
+      ].sort(),
     );
     for (const [name, value] of Object.entries(secrets)) {
       expect(value.length, name).toBeGreaterThan(8);

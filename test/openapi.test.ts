@@ -11,7 +11,9 @@ let operations: [string, Operation][];
 
 beforeAll(async () => {
   const doc = (await openApiDocument()) as { paths: Record<string, Record<string, Operation>> };
-  operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, Operation]));
+  operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, Operation]),
+  );
 });
 
 describe('operations', () => {
@@ -69,7 +71,17 @@ describe('the harness holds every response to the document', () => {
     currency: 'EUR',
     total_price: 10,
     customer: { name: null, email: null, phone: null },
-    shipping_address: { name: null, company: null, address1: null, address2: null, city: null, province: null, postal_code: null, country_code: null, phone: null },
+    shipping_address: {
+      name: null,
+      company: null,
+      address1: null,
+      address2: null,
+      city: null,
+      province: null,
+      postal_code: null,
+      country_code: null,
+      phone: null,
+    },
     line_items: [],
     fulfillment_summary: { fulfilled_quantity: 0, total_quantity: 0, fulfillment_ids: [] },
     created_at: '2026-11-22T10:00:00.000Z',
@@ -77,7 +89,13 @@ describe('the harness holds every response to the document', () => {
   };
   const requestId = '2b0f5f7e-5d43-4a43-9b1e-2f4a3c7d9e10';
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-    responseViolations({ method: 'GET', route: '/api/integrations/v1/orders/:id', status, headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...headers }, body: JSON.stringify(body) });
+    responseViolations({
+      method: 'GET',
+      route: '/api/integrations/v1/orders/:id',
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...headers },
+      body: JSON.stringify(body),
+    });
 
   it('accepts an answer that keeps the document', async () => {
     expect(await answer(200, { data: order, request_id: requestId })).toEqual([]);
@@ -88,27 +106,58 @@ describe('the harness holds every response to the document', () => {
     expect(await answer(404, { type: '/errors#not_found', title: 'Not found', status: 404, detail: 'x', code: 'not_found', request_id: requestId })).toEqual([
       expect.stringContaining('content type application/json is not the documented application/problem+json'),
     ]);
-    expect(await answer(200, { data: order, request_id: requestId }, { 'x-request-id': undefined as never })).toEqual([expect.stringContaining('required header X-Request-Id is missing')]);
-    expect(await answer(200, { data: { ...order, secret_field: 1 }, request_id: requestId })).toEqual([expect.stringContaining('must NOT have unevaluated properties')]);
-    expect(await answer(200, { data: { ...order, status: 'shipped' }, request_id: requestId })).toEqual([expect.stringContaining('must be equal to one of the allowed values')]);
+    expect(await answer(200, { data: order, request_id: requestId }, { 'x-request-id': undefined as never })).toEqual([
+      expect.stringContaining('required header X-Request-Id is missing'),
+    ]);
+    expect(await answer(200, { data: { ...order, secret_field: 1 }, request_id: requestId })).toEqual([
+      expect.stringContaining('must NOT have unevaluated properties'),
+    ]);
+    expect(await answer(200, { data: { ...order, status: 'shipped' }, request_id: requestId })).toEqual([
+      expect.stringContaining('must be equal to one of the allowed values'),
+    ]);
     const wrongCode = { type: '/errors#invalid_state', title: 'Invalid state', status: 404, detail: 'x', code: 'invalid_state', request_id: requestId };
-    expect(await answer(404, wrongCode, { 'content-type': 'application/problem+json' })).toEqual([expect.stringContaining('/code must be equal to one of the allowed values')]);
+    expect(await answer(404, wrongCode, { 'content-type': 'application/problem+json' })).toEqual([
+      expect.stringContaining('/code must be equal to one of the allowed values'),
+    ]);
   });
 
   it('checks delivered webhooks against their entry in webhooks', async () => {
     const position = '0000000000004f2a000000000009c41d';
-    const headers = { 'x-service-webhook-id': 'a', 'x-service-webhook-timestamp': '1', 'x-service-webhook-event': 'order.created', 'x-service-webhook-position': position, 'x-service-webhook-signature': 'v1=00' };
-    const event = { id: requestId, type: 'order.created', created_at: '2026-11-22T10:00:00.000Z', merchant_id: requestId, location_id: requestId, position, data: { object: order } };
+    const headers = {
+      'x-service-webhook-id': 'a',
+      'x-service-webhook-timestamp': '1',
+      'x-service-webhook-event': 'order.created',
+      'x-service-webhook-position': position,
+      'x-service-webhook-signature': 'v1=00',
+    };
+    const event = {
+      id: requestId,
+      type: 'order.created',
+      created_at: '2026-11-22T10:00:00.000Z',
+      merchant_id: requestId,
+      location_id: requestId,
+      position,
+      data: { object: order },
+    };
     expect(await webhookViolations(headers, JSON.stringify(event))).toEqual([]);
-    expect(await webhookViolations(headers, JSON.stringify({ ...event, data: { object: { ...order, id: 7 } } }))).toEqual([expect.stringContaining('/data/object/id must be string')]);
-    expect(await webhookViolations({}, JSON.stringify({ ...event, type: 'order.shipped' }))).toEqual(['webhook: event type order.shipped is not in the document\'s webhooks']);
+    expect(await webhookViolations(headers, JSON.stringify({ ...event, data: { object: { ...order, id: 7 } } }))).toEqual([
+      expect.stringContaining('/data/object/id must be string'),
+    ]);
+    expect(await webhookViolations({}, JSON.stringify({ ...event, type: 'order.shipped' }))).toEqual([
+      "webhook: event type order.shipped is not in the document's webhooks",
+    ]);
   });
 });
 
 describe('the document builder', () => {
   it('refuses a documented route without a response schema or an operationId', async () => {
     const build = async (schema: Record<string, unknown>) => {
-      const app = await buildApp({ db: postgresDatabase('postgres://unused@127.0.0.1:1/unused').db, config: { ...loadConfig({}), logLevel: 'silent' }, secret: 'unused', logger: false });
+      const app = await buildApp({
+        db: postgresDatabase('postgres://unused@127.0.0.1:1/unused').db,
+        config: { ...loadConfig({}), logLevel: 'silent' },
+        secret: 'unused',
+        logger: false,
+      });
       app.get('/api/integrations/v1/widgets', { schema }, async () => ({}));
       await app.ready();
       try {
@@ -118,6 +167,8 @@ describe('the document builder', () => {
       }
     };
     await expect(build({ operationId: 'listWidgets', summary: 'List widgets' })).rejects.toThrow('GET /api/integrations/v1/widgets has no response schema');
-    await expect(build({ summary: 'List widgets', response: { 200: { type: 'object' } } })).rejects.toThrow('GET /api/integrations/v1/widgets has no operationId');
+    await expect(build({ summary: 'List widgets', response: { 200: { type: 'object' } } })).rejects.toThrow(
+      'GET /api/integrations/v1/widgets has no operationId',
+    );
   });
 });

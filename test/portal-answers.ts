@@ -2,7 +2,21 @@
 // document: its routes declare TypeBox response schemas (src/portal/schemas.ts, the same types the
 // front end imports), and this table names, for each route a test reads, the Static type of that
 // schema. `portalJson(res, 200, 'GET /portal/api/overview')` (test/helpers.ts) checks the route.
-import type { ApiKey, DeliveryDetail, Endpoint, EndpointWithHealth, Location, LoggedEvent, LoggedRequest, Meta, NewApiKey, NewEndpoint, Overview, PortalDelivery, SessionInfo } from '../src/portal/schemas.ts';
+import type {
+  ApiKey,
+  DeliveryDetail,
+  Endpoint,
+  EndpointWithHealth,
+  Location,
+  LoggedEvent,
+  LoggedRequest,
+  Meta,
+  NewApiKey,
+  NewEndpoint,
+  Overview,
+  PortalDelivery,
+  SessionInfo,
+} from '../src/portal/schemas.ts';
 import type { Attempt } from '../src/modules/webhook-endpoints/schemas.ts';
 
 type Envelope<T> = { data: T; request_id: string };

@@ -23,7 +23,12 @@ async function signIn(email = 'ops@acme.test', password = 'correct horse battery
 }
 
 const call = (s: { cookie: string; csrf?: string }, method: string, url: string, payload?: unknown, extra: Record<string, string> = {}) =>
-  t.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: s.cookie, ...(s.csrf ? { 'x-csrf-token': s.csrf } : {}), ...extra }, ...(payload !== undefined ? { payload: payload as never } : {}) });
+  t.app.inject({
+    method: method as never,
+    url: `/portal/api${url}`,
+    headers: { cookie: s.cookie, ...(s.csrf ? { 'x-csrf-token': s.csrf } : {}), ...extra },
+    ...(payload !== undefined ? { payload: payload as never } : {}),
+  });
 
 describe('sign-in', () => {
   it('signs in with an HttpOnly, SameSite cookie and answers the session', async () => {
@@ -35,7 +40,13 @@ describe('sign-in', () => {
   });
 
   it('marks the cookie Secure behind https', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/portal/api/login', payload: { email: 'ops@acme.test', password: 'correct horse battery' }, headers: { 'x-forwarded-proto': 'https' }, remoteAddress: '10.0.0.9' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/portal/api/login',
+      payload: { email: 'ops@acme.test', password: 'correct horse battery' },
+      headers: { 'x-forwarded-proto': 'https' },
+      remoteAddress: '10.0.0.9',
+    });
     expect(String(res.headers['set-cookie'])).toContain('; Secure');
   });
 
@@ -104,7 +115,12 @@ describe('sign-in throttle', () => {
     json(await m.op('POST', '/users', { email: 'beta@x.test', password: GOOD }), 201, 'createPortalUser');
     const spray = Array.from({ length: 20 }, (_, i) => [`guess${i}@x.test`, 'wrong', '10.1.2.1'] as [string, string, string]);
     expect(await statuses(spray)).toEqual(Array(20).fill(401));
-    expect(await statuses([['guess99@x.test', 'wrong', '10.1.2.1'], ['beta@x.test', GOOD, '10.1.2.1']])).toEqual([429, 429]);
+    expect(
+      await statuses([
+        ['guess99@x.test', 'wrong', '10.1.2.1'],
+        ['beta@x.test', GOOD, '10.1.2.1'],
+      ]),
+    ).toEqual([429, 429]);
     expect((await signIn('beta@x.test', GOOD, '10.1.2.2')).res.statusCode).toBe(200);
   });
 
@@ -120,9 +136,19 @@ describe('sign-in throttle', () => {
     // 50 failures, 5 from each of 10 addresses: no pair and no address reaches its own limit.
     const attack = Array.from({ length: 50 }, (_, i) => ['victim@x.test', 'wrong', `10.1.5.${Math.floor(i / 5)}`] as [string, string, string]);
     expect(await statuses(attack)).toEqual(Array(50).fill(401));
-    expect(await statuses([['victim@x.test', GOOD, '10.1.6.1'], [' Victim@X.test', 'wrong', '10.1.6.2']])).toEqual([429, 429]);
+    expect(
+      await statuses([
+        ['victim@x.test', GOOD, '10.1.6.1'],
+        [' Victim@X.test', 'wrong', '10.1.6.2'],
+      ]),
+    ).toEqual([429, 429]);
     // The real user, from the address they signed in from before, still gets in.
-    expect(await statuses([['victim@x.test', GOOD, '10.1.4.1'], ['VICTIM@x.test', GOOD, '10.1.4.1']])).toEqual([200, 200]);
+    expect(
+      await statuses([
+        ['victim@x.test', GOOD, '10.1.4.1'],
+        ['VICTIM@x.test', GOOD, '10.1.4.1'],
+      ]),
+    ).toEqual([200, 200]);
   });
 
   it('with Redis unreachable, each process still throttles in its own memory', async () => {
@@ -158,7 +184,10 @@ describe('sign-in throttle', () => {
     it('two app instances with REDIS_URL share one count per email', async (ctx) => {
       const u = new URL(url);
       const reachable = await new Promise<boolean>((resolve) => {
-        const s = net.connect(Number(u.port || 6379), u.hostname, () => { s.end(); resolve(true); });
+        const s = net.connect(Number(u.port || 6379), u.hostname, () => {
+          s.end();
+          resolve(true);
+        });
         s.on('error', () => resolve(false));
       });
       if (!reachable) {
@@ -207,7 +236,11 @@ describe('keys and endpoints', () => {
   it('a Warehouse key restricted to one location, made in the portal, sees only that location', async () => {
     const s = await signIn();
     const meta = portalJson(await call(s, 'GET', '/meta'), 200, 'GET /portal/api/meta').data;
-    const key = portalJson(await call(s, 'POST', '/api-keys', { label: 'Warehouse', scopes: meta.warehouse_scopes, location_ids: [m.locations[0]] }), 201, 'POST /portal/api/api-keys').data;
+    const key = portalJson(
+      await call(s, 'POST', '/api-keys', { label: 'Warehouse', scopes: meta.warehouse_scopes, location_ids: [m.locations[0]] }),
+      201,
+      'POST /portal/api/api-keys',
+    ).data;
     expect(key.secret).toMatch(/^mia_sk_/);
     const locations = json(await t.api(key.secret, 'GET', '/locations'), 200, 'listLocations').data;
     expect(locations.map((l: { id: string }) => l.id)).toEqual([m.locations[0]]);
@@ -223,10 +256,14 @@ describe('keys and endpoints', () => {
     expect(res.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/label', '/scopes/1']);
   });
 
-  it('another merchant\'s key and endpoint ids are 404', async () => {
+  it("another merchant's key and endpoint ids are 404", async () => {
     const other = await t.merchant();
     const theirKey = json(await other.op('POST', '/api-keys', { label: 'theirs', scopes: ['orders.read'] }), 201, 'createApiKey').data;
-    const theirEndpoint = json(await other.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['order.created'] }), 201, 'createWebhookEndpoint').data;
+    const theirEndpoint = json(
+      await other.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['order.created'] }),
+      201,
+      'createWebhookEndpoint',
+    ).data;
     const s = await signIn();
     expect(problem(await call(s, 'POST', `/api-keys/${theirKey.id}/revoke`), 404).code).toBe('not_found');
     expect(problem(await call(s, 'GET', `/webhook-endpoints/${theirEndpoint.id}/secret`), 404).code).toBe('not_found');
@@ -236,12 +273,23 @@ describe('keys and endpoints', () => {
 
   it('creates, reveals, rotates, disables and tests an endpoint', async () => {
     const s = await signIn();
-    const ep = portalJson(await call(s, 'POST', '/webhook-endpoints', { url: 'https://hooks.example.com/wh', events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
-    const secret = portalJson(await call(s, 'GET', `/webhook-endpoints/${ep.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data.signing_secret;
+    const ep = portalJson(
+      await call(s, 'POST', '/webhook-endpoints', { url: 'https://hooks.example.com/wh', events: ['order.created'] }),
+      201,
+      'POST /portal/api/webhook-endpoints',
+    ).data;
+    const secret = portalJson(await call(s, 'GET', `/webhook-endpoints/${ep.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data
+      .signing_secret;
     expect(secret).toBe(ep.signing_secret);
-    const rotated = portalJson(await call(s, 'POST', `/webhook-endpoints/${ep.id}/rotate-secret`), 200, 'POST /portal/api/webhook-endpoints/:id/rotate-secret').data;
+    const rotated = portalJson(
+      await call(s, 'POST', `/webhook-endpoints/${ep.id}/rotate-secret`),
+      200,
+      'POST /portal/api/webhook-endpoints/:id/rotate-secret',
+    ).data;
     expect(rotated.signing_secret).not.toBe(secret);
-    expect(portalJson(await call(s, 'PATCH', `/webhook-endpoints/${ep.id}`, { status: 'disabled' }), 200, 'PATCH /portal/api/webhook-endpoints/:id').data.status).toBe('disabled');
+    expect(
+      portalJson(await call(s, 'PATCH', `/webhook-endpoints/${ep.id}`, { status: 'disabled' }), 200, 'PATCH /portal/api/webhook-endpoints/:id').data.status,
+    ).toBe('disabled');
     const ping = portalJson(await call(s, 'POST', `/webhook-endpoints/${ep.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test').data;
     expect(ping).toMatchObject({ event_type: 'ping', status: 'pending' });
     const log = portalJson(await call(s, 'GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;

@@ -64,7 +64,11 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       if (found.length) throw new Error(`A webhook breaks the OpenAPI document:\n${found.join('\n')}`);
     },
     async waitFor(n, timeoutMs = 15_000) {
-      await waitFor(() => received.length >= n, { deadlineMs: timeoutMs, what: `${n} requests at the receiver`, describe: () => `${received.length} received` });
+      await waitFor(() => received.length >= n, {
+        deadlineMs: timeoutMs,
+        what: `${n} requests at the receiver`,
+        describe: () => `${received.length} received`,
+      });
       await r.assertKeptContract();
     },
     async close() {

@@ -20,7 +20,14 @@ function unbounded(schema: unknown, at: string, out: string[]) {
   const s = schema as Schema;
   const types = [s.type].flat();
   if (types.includes('array') && typeof s.maxItems !== 'number') out.push(`${at} (array without maxItems)`);
-  if (types.includes('string') && typeof s.maxLength !== 'number' && s.const === undefined && s.enum === undefined && !BOUNDED_FORMATS.includes(s.format as string)) out.push(`${at} (string without maxLength)`);
+  if (
+    types.includes('string') &&
+    typeof s.maxLength !== 'number' &&
+    s.const === undefined &&
+    s.enum === undefined &&
+    !BOUNDED_FORMATS.includes(s.format as string)
+  )
+    out.push(`${at} (string without maxLength)`);
   for (const [k, v] of Object.entries(s)) {
     if (k === 'properties' || k === 'patternProperties') {
       for (const [name, sub] of Object.entries(v as Schema)) unbounded(sub, `${at}/${k}/${name}`, out);
@@ -50,7 +57,11 @@ describe('request schemas', () => {
 
   it('the walker finds an unbounded array and an unbounded string', () => {
     const out: string[] = [];
-    unbounded({ type: 'object', properties: { a: { type: 'array', items: { type: 'string', maxLength: 3 } }, b: { anyOf: [{ type: 'string' }, { type: 'null' }] } } }, '#', out);
+    unbounded(
+      { type: 'object', properties: { a: { type: 'array', items: { type: 'string', maxLength: 3 } }, b: { anyOf: [{ type: 'string' }, { type: 'null' }] } } },
+      '#',
+      out,
+    );
     expect(out).toEqual(['#/properties/a (array without maxItems)', '#/properties/b/anyOf/0 (string without maxLength)']);
   });
 });

@@ -32,7 +32,10 @@ export function spawnService(role: 'api' | 'worker', databaseUrl: string, env: R
  * seed, warnings only, stdout ignored and stderr shown.
  */
 export function spawnQuietService(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['src/main.ts'], { env: { ...process.env, SEED_DEMO: 'false', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, ['src/main.ts'], {
+    env: { ...process.env, SEED_DEMO: 'false', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 /** SIGTERM to every process still running; resolves once each has exited. */

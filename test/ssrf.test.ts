@@ -15,24 +15,71 @@ import { portalUser } from './fixtures.ts';
 // Hosts (as written in a URL) that must never receive a webhook.
 const REFUSED_HOSTS = [
   // IPv4-mapped IPv6, in several spellings
-  '[::ffff:127.0.0.1]', '[0:0:0:0:0:ffff:7f00:1]', '[::ffff:7f00:1]', '[::ffff:169.254.169.254]', '[::ffff:a9fe:a9fe]', '[::ffff:10.0.0.1]', '[::ffff:192.168.0.1]',
+  '[::ffff:127.0.0.1]',
+  '[0:0:0:0:0:ffff:7f00:1]',
+  '[::ffff:7f00:1]',
+  '[::ffff:169.254.169.254]',
+  '[::ffff:a9fe:a9fe]',
+  '[::ffff:10.0.0.1]',
+  '[::ffff:192.168.0.1]',
   // IPv4-compatible IPv6 (deprecated) embedding loopback
   '[::127.0.0.1]',
   // NAT64 (RFC 6052 well-known and RFC 8215 local-use) embedding loopback, private and metadata addresses
-  '[64:ff9b::7f00:1]', '[64:ff9b::a00:1]', '[64:ff9b::a9fe:a9fe]', '[64:ff9b:1::a00:1]',
+  '[64:ff9b::7f00:1]',
+  '[64:ff9b::a00:1]',
+  '[64:ff9b::a9fe:a9fe]',
+  '[64:ff9b:1::a00:1]',
   // 6to4 and Teredo embedding private IPv4
-  '[2002:a00:1::]', '[2002:7f00:1::1]', '[2002:c0a8:1::1]', '[2001:0:4136:e378:8000:63bf:f5ff:fffe]',
+  '[2002:a00:1::]',
+  '[2002:7f00:1::1]',
+  '[2002:c0a8:1::1]',
+  '[2001:0:4136:e378:8000:63bf:f5ff:fffe]',
   // IPv6 loopback, unspecified, site-local, unique-local, link-local, multicast, discard, documentation
-  '[::1]', '[::]', '[fec0::1]', '[fc00::1]', '[fd12:3456:789a::1]', '[fe80::1]', '[febf::1]', '[ff02::1]', '[ff05::2]', '[100::1]', '[2001:db8::1]',
+  '[::1]',
+  '[::]',
+  '[fec0::1]',
+  '[fc00::1]',
+  '[fd12:3456:789a::1]',
+  '[fe80::1]',
+  '[febf::1]',
+  '[ff02::1]',
+  '[ff05::2]',
+  '[100::1]',
+  '[2001:db8::1]',
   // IPv4 loopback in every spelling URL parsing accepts
-  '127.0.0.1', '127.1', '2130706433', '0x7f000001', '0177.0.0.1', '0x7f.1', '127.0.0.1.', '127.255.255.254',
+  '127.0.0.1',
+  '127.1',
+  '2130706433',
+  '0x7f000001',
+  '0177.0.0.1',
+  '0x7f.1',
+  '127.0.0.1.',
+  '127.255.255.254',
   // IPv4 unspecified
-  '0.0.0.0', '0',
+  '0.0.0.0',
+  '0',
   // RFC 1918, CGNAT, link-local (metadata), multicast, broadcast, reserved, benchmarking
-  '10.0.0.1', '10.255.255.255', '172.16.0.1', '172.31.255.254', '192.168.1.1', '100.64.0.1', '100.127.255.254',
-  '169.254.169.254', '169.254.0.1', '224.0.0.1', '239.255.255.250', '255.255.255.255', '240.0.0.1', '192.0.0.1', '198.18.0.1',
+  '10.0.0.1',
+  '10.255.255.255',
+  '172.16.0.1',
+  '172.31.255.254',
+  '192.168.1.1',
+  '100.64.0.1',
+  '100.127.255.254',
+  '169.254.169.254',
+  '169.254.0.1',
+  '224.0.0.1',
+  '239.255.255.250',
+  '255.255.255.255',
+  '240.0.0.1',
+  '192.0.0.1',
+  '198.18.0.1',
   // names that always mean this host or a private network
-  'localhost', 'LOCALHOST.', 'x.localhost', 'metadata.google.internal', 'printer.local',
+  'localhost',
+  'LOCALHOST.',
+  'x.localhost',
+  'metadata.google.internal',
+  'printer.local',
 ];
 const ACCEPTED = ['https://hooks.example.com/x', 'https://8.8.8.8/x', 'https://[2606:4700:4700::1111]/x', 'https://172.32.0.1/x', 'https://100.128.0.1/x'];
 
@@ -49,11 +96,20 @@ describe('SSRF: refused on save', () => {
   afterAll(() => strict?.close());
 
   const portalCall = (method: string, url: string, payload: unknown) =>
-    strict.app.inject({ method: method as never, url: `/portal/api${url}`, headers: { cookie: portal.cookie, 'x-csrf-token': portal.csrf }, payload: payload as never });
+    strict.app.inject({
+      method: method as never,
+      url: `/portal/api${url}`,
+      headers: { cookie: portal.cookie, 'x-csrf-token': portal.csrf },
+      payload: payload as never,
+    });
 
   it(`refuses ${REFUSED_HOSTS.length} non-public host forms with 422 naming /url on create and PATCH, operator and portal`, async () => {
     const ep = json(await m.op('POST', '/webhook-endpoints', { url: ACCEPTED[0], events: ['order.created'] }), 201, 'createWebhookEndpoint').data;
-    const portalEp = portalJson(await portalCall('POST', '/webhook-endpoints', { url: ACCEPTED[0], events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
+    const portalEp = portalJson(
+      await portalCall('POST', '/webhook-endpoints', { url: ACCEPTED[0], events: ['order.created'] }),
+      201,
+      'POST /portal/api/webhook-endpoints',
+    ).data;
     const refused: string[] = [];
     for (const host of REFUSED_HOSTS) {
       const url = `https://${host}:4150/h`;
@@ -77,14 +133,27 @@ describe('SSRF: refused on save', () => {
   });
 
   it('accepts public hosts (nothing is connected to on save)', async () => {
-    for (const url of ACCEPTED) expect(json(await m.op('POST', '/webhook-endpoints', { url, events: ['order.created'] }), 201, 'createWebhookEndpoint').data.url).toBe(url);
-    expect(json(await m.op('POST', '/webhook-endpoints', { url: 'http://hooks.example.com/x', events: ['order.created'] }), 422, 'createWebhookEndpoint').errors).toEqual([
-      { path: '/url', code: 'invalid_format', message: 'must use https' },
-    ]);
+    for (const url of ACCEPTED)
+      expect(json(await m.op('POST', '/webhook-endpoints', { url, events: ['order.created'] }), 201, 'createWebhookEndpoint').data.url).toBe(url);
+    expect(
+      json(await m.op('POST', '/webhook-endpoints', { url: 'http://hooks.example.com/x', events: ['order.created'] }), 422, 'createWebhookEndpoint').errors,
+    ).toEqual([{ path: '/url', code: 'invalid_format', message: 'must use https' }]);
   });
 
   it('classifies DNS answers and socket addresses with the same rule', () => {
-    for (const a of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '10.1.2.3', '169.254.169.254', 'fe80::1%eth0', '64:ff9b::7f00:1', '::', '', 'not-an-ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '10.1.2.3',
+      '169.254.169.254',
+      'fe80::1%eth0',
+      '64:ff9b::7f00:1',
+      '::',
+      '',
+      'not-an-ip',
+    ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
     for (const a of ['8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(a), a).toBe(true);
@@ -124,12 +193,23 @@ describe('SSRF: refused at delivery', () => {
     const m = await t.merchant({ locations: 1 });
     // Only forms that reach this machine: were the check to fail, the listeners would count it.
     const urls = [
-      `https://[::ffff:127.0.0.1]:${port}/h`, `https://[0:0:0:0:0:ffff:7f00:1]:${port}/h`, `https://[::1]:${port}/h`,
-      `https://127.0.0.1:${port}/h`, `https://127.1:${port}/h`, `https://2130706433:${port}/h`, `https://0x7f000001:${port}/h`,
-      `https://0177.0.0.1:${port}/h`, `https://127.0.0.1.:${port}/h`, `https://localhost:${port}/h`, `http://127.0.0.1:${port}/h`,
+      `https://[::ffff:127.0.0.1]:${port}/h`,
+      `https://[0:0:0:0:0:ffff:7f00:1]:${port}/h`,
+      `https://[::1]:${port}/h`,
+      `https://127.0.0.1:${port}/h`,
+      `https://127.1:${port}/h`,
+      `https://2130706433:${port}/h`,
+      `https://0x7f000001:${port}/h`,
+      `https://0177.0.0.1:${port}/h`,
+      `https://127.0.0.1.:${port}/h`,
+      `https://localhost:${port}/h`,
+      `http://127.0.0.1:${port}/h`,
     ];
     for (const url of urls) {
-      await t.database.db.insertInto('webhook_endpoints').values({ merchant_id: m.id, url, events: ['product.created'], signing_secret: 'whsec_test' }).execute();
+      await t.database.db
+        .insertInto('webhook_endpoints')
+        .values({ merchant_id: m.id, url, events: ['product.created'], signing_secret: 'whsec_test' })
+        .execute();
     }
     const key = await m.key(['products.write']);
     json(await t.api(key, 'POST', '/products', { title: 'Bait' }), 201, 'createProduct');

@@ -134,7 +134,10 @@ describe.skipIf(onPostgres())('every start prints where things are', () => {
     const second = await run({ ...env, LOG_FORMAT: 'json', METRICS_TOKEN: 't' }, /"msg":"ready"/);
     expect(second.code).toBe(0);
     expect(second.stdout).not.toContain('mia_sk_');
-    const lines = second.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = second.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const ready = lines.find((l) => l.msg === 'ready');
     expect(ready.urls).toEqual({
       portal: expect.stringMatching(/^http:\/\/localhost:\d+\/portal$/),

@@ -48,7 +48,18 @@ describe('statements per request do not grow with its size', () => {
     const small = await placeOrder(m, m.locations[0], lines(3));
     const large = await placeOrder(m, m.locations[0], lines(250));
     const three = await statements(async () => json(await fulfil(t, key, small, [1, 1, 1]), 201, 'createFulfillment'));
-    const all = await statements(async () => json(await fulfil(t, key, large, large.line_items.map(() => 1)), 201, 'createFulfillment'));
+    const all = await statements(async () =>
+      json(
+        await fulfil(
+          t,
+          key,
+          large,
+          large.line_items.map(() => 1),
+        ),
+        201,
+        'createFulfillment',
+      ),
+    );
     expect(three.length).toBeLessThanOrEqual(12);
     expect(all.length).toBe(three.length);
   });
@@ -69,16 +80,25 @@ describe('statements per request do not grow with its size', () => {
   it('lists and gets: one statement, whatever the page size', async () => {
     for (let i = 0; i < 12; i++) json(await fulfil(t, key, await placeOrder(m, m.locations[0], lines(2)), [1]), 201, 'createFulfillment');
     const baseline = 1;
-    const lists = [['/orders', 'listOrders'], ['/fulfillments', 'listFulfillments'], ['/inventory', 'listInventory']] as const;
+    const lists = [
+      ['/orders', 'listOrders'],
+      ['/fulfillments', 'listFulfillments'],
+      ['/inventory', 'listInventory'],
+    ] as const;
     for (const [path, operation] of lists) {
       for (const limit of [1, 250]) {
-        const page = await statements(async () => expect(json(await t.api(key, 'GET', `${path}?limit=${limit}`), 200, operation).data.length).toBeGreaterThan(limit === 1 ? 0 : 10));
+        const page = await statements(async () =>
+          expect(json(await t.api(key, 'GET', `${path}?limit=${limit}`), 200, operation).data.length).toBeGreaterThan(limit === 1 ? 0 : 10),
+        );
         expect([path, limit, page.length]).toEqual([path, limit, baseline]);
       }
     }
     const order = json(await t.api(key, 'GET', '/orders?limit=1'), 200, 'listOrders').data[0];
     const fulfillment = json(await t.api(key, 'GET', '/fulfillments?limit=1'), 200, 'listFulfillments').data[0];
-    const gets = [[`/orders/${order.id}`, 'getOrder'], [`/fulfillments/${fulfillment.id}`, 'getFulfillment']] as const;
+    const gets = [
+      [`/orders/${order.id}`, 'getOrder'],
+      [`/fulfillments/${fulfillment.id}`, 'getFulfillment'],
+    ] as const;
     for (const [path, operation] of gets) {
       const one = await statements(async () => json(await t.api(key, 'GET', path), 200, operation));
       expect([path, one.length]).toEqual([path, baseline]);

@@ -86,7 +86,10 @@ describe.runIf(onPostgres())('two API processes and two workers on one PostgreSQ
     api = [a.match[1], b.match[1]];
     workerMetrics = [w1.match[1], w2.match[1]].map((u) => u.replace('localhost', '127.0.0.1')); // METRICS_PORT listens on HOST
     receiver = await startReceiver();
-    const res = await call(api[0], 'POST', '/api/platform/v1/merchants', { body: { name: 'Topology' }, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    const res = await call(api[0], 'POST', '/api/platform/v1/merchants', {
+      body: { name: 'Topology' },
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
     merchantId = (await res.json()).data.id;
     locationId = (await op(api[1], 'POST', '/locations', { name: 'Main' })).body.data.id;
   }, 120_000);
@@ -123,7 +126,10 @@ describe.runIf(onPostgres())('two API processes and two workers on one PostgreSQ
 
   it('an idempotent write retried on the other process replays the stored answer', async () => {
     const key = (await newKey(['inventory.adjust', 'inventory.read', 'products.write'])).secret;
-    const created = await call(api[0], 'POST', '/api/integrations/v1/products', { key, body: { title: 'Topology tee', variants: [{ sku: 'TOPO-1', price: 5 }] } });
+    const created = await call(api[0], 'POST', '/api/integrations/v1/products', {
+      key,
+      body: { title: 'Topology tee', variants: [{ sku: 'TOPO-1', price: 5 }] },
+    });
     expect(created.status).toBe(201);
     const product = await created.json();
     const variantId = product.data.variants[0].id;
@@ -152,7 +158,10 @@ describe.runIf(onPostgres())('two API processes and two workers on one PostgreSQ
     const csrf = (await login.json()).data.csrf_token;
     const session = await call(api[1], 'GET', '/portal/api/session', { headers: { cookie } });
     expect([session.status, (await session.json()).data.user.email]).toEqual([200, 'ops@topology.test']);
-    const created = await call(api[1], 'POST', '/portal/api/api-keys', { body: { label: 'from B', scopes: ['orders.read'] }, headers: { cookie, 'x-csrf-token': csrf } });
+    const created = await call(api[1], 'POST', '/portal/api/api-keys', {
+      body: { label: 'from B', scopes: ['orders.read'] },
+      headers: { cookie, 'x-csrf-token': csrf },
+    });
     expect(created.status).toBe(201);
 
     // Five failures spread over both processes, then the sixth attempt is refused on either, even with the right password.
@@ -170,16 +179,23 @@ describe.runIf(onPostgres())('two API processes and two workers on one PostgreSQ
     const endpoint = await op(api[0], 'POST', '/webhook-endpoints', { url: receiver.url, events: ['inventory.updated', 'order.created'] });
     expect(endpoint.status).toBe(201);
     const key = (await newKey(['inventory.adjust', 'products.write'])).secret;
-    const product = await (await call(api[1], 'POST', '/api/integrations/v1/products', { key, body: { title: 'Fan-out', variants: [{ sku: 'FAN-1', price: 1 }] } })).json();
+    const product = await (
+      await call(api[1], 'POST', '/api/integrations/v1/products', { key, body: { title: 'Fan-out', variants: [{ sku: 'FAN-1', price: 1 }] } })
+    ).json();
     const variantId = product.data.variants[0].id;
     const writes = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
-        call(api[i % 2], 'POST', '/api/integrations/v1/inventory/adjustments', { key, body: { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment: 1 }] } }),
+        call(api[i % 2], 'POST', '/api/integrations/v1/inventory/adjustments', {
+          key,
+          body: { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment: 1 }] },
+        }),
       ),
     );
     expect(writes.map((w) => w.status)).toEqual(Array(16).fill(200));
     for (let i = 0; i < 4; i++) {
-      expect((await op(api[i % 2], 'POST', '/orders', { fulfillment_location_id: locationId, line_items: [{ variant_id: variantId, quantity: 1 }] })).status).toBe(201);
+      expect(
+        (await op(api[i % 2], 'POST', '/orders', { fulfillment_location_id: locationId, line_items: [{ variant_id: variantId, quantity: 1 }] })).status,
+      ).toBe(201);
     }
     const expected = Number(
       (await sql<{ n: string }>`select count(*) as n from webhook_deliveries where merchant_id = ${merchantId}::uuid`.execute(database.db)).rows[0].n,
@@ -187,8 +203,19 @@ describe.runIf(onPostgres())('two API processes and two workers on one PostgreSQ
     expect(expected).toBeGreaterThanOrEqual(16 + 4); // 16 adjustments, 4 orders, and each order's inventory.updated
     await receiver.waitFor(expected, 60_000);
     const settled = async () =>
-      Number((await sql<{ n: string }>`select count(*) as n from webhook_deliveries where merchant_id = ${merchantId}::uuid and status = 'delivered'`.execute(database.db)).rows[0].n);
-    await waitFor(async () => (await settled()) === expected, { deadlineMs: 30_000, what: `all ${expected} deliveries settled as delivered`, intervalMs: 100, describe: settled });
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from webhook_deliveries where merchant_id = ${merchantId}::uuid and status = 'delivered'`.execute(
+            database.db,
+          )
+        ).rows[0].n,
+      );
+    await waitFor(async () => (await settled()) === expected, {
+      deadlineMs: 30_000,
+      what: `all ${expected} deliveries settled as delivered`,
+      intervalMs: 100,
+      describe: settled,
+    });
     const ids = receiver.received.map((r) => r.body.id);
     expect(ids).toHaveLength(expected);
     expect(new Set(ids).size).toBe(expected);

@@ -13,7 +13,14 @@ let m: TestMerchant;
 const children: ChildProcess[] = [];
 
 function startWorkerProcess(): ChildProcess {
-  const child = spawnQuietService({ DATABASE_URL: t.database.url!, ROLE: 'worker', WORKER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1' });
+  const child = spawnQuietService({
+    DATABASE_URL: t.database.url!,
+    ROLE: 'worker',
+    WORKER_POLL_MS: '50',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+  });
   children.push(child);
   return child;
 }
@@ -46,7 +53,12 @@ async function emitMany(n: number) {
 }
 
 async function statusCounts() {
-  const rows = await t.database.db.selectFrom('webhook_deliveries').select(['status', sql<string>`count(*)`.as('n')]).where('merchant_id', '=', m.id).groupBy('status').execute();
+  const rows = await t.database.db
+    .selectFrom('webhook_deliveries')
+    .select(['status', sql<string>`count(*)`.as('n')])
+    .where('merchant_id', '=', m.id)
+    .groupBy('status')
+    .execute();
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
@@ -68,7 +80,12 @@ describe.runIf(onPostgres())('worker processes', () => {
       const a = startWorkerProcess();
       const b = startWorkerProcess();
       await receiver.waitFor(1000, 60_000);
-      await waitFor(async () => (await statusCounts()).delivered === 1000, { deadlineMs: 30_000, what: '1,000 deliveries settled as delivered', intervalMs: 100, describe: statusCounts });
+      await waitFor(async () => (await statusCounts()).delivered === 1000, {
+        deadlineMs: 30_000,
+        what: '1,000 deliveries settled as delivered',
+        intervalMs: 100,
+        describe: statusCounts,
+      });
       // Both workers stopped (a graceful stop finishes what it sent): nothing more can arrive.
       await stopProcesses([a, b]);
       const ids = receiver.received.map((r) => r.body.id);
@@ -94,7 +111,12 @@ describe.runIf(onPostgres())('worker processes', () => {
       const before = await statusCounts();
       expect(before.delivered ?? 0).toBeLessThan(100);
       startWorkerProcess();
-      await waitFor(async () => (await statusCounts()).delivered === 100, { deadlineMs: 60_000, what: 'all 100 delivered after the restart', intervalMs: 100, describe: statusCounts });
+      await waitFor(async () => (await statusCounts()).delivered === 100, {
+        deadlineMs: 60_000,
+        what: 'all 100 delivered after the restart',
+        intervalMs: 100,
+        describe: statusCounts,
+      });
       const unique = new Set(receiver.received.map((r) => r.body.id));
       expect(unique.size).toBe(100);
       expect(receiver.maxConcurrentPerEvent()).toBe(1);

@@ -43,7 +43,11 @@ describe.runIf(onPostgres())('a worker process woken by commits of an API proces
   let key: string;
 
   const call = async (path: string, body: unknown, token: string) => {
-    const res = await fetch(`${api}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${api}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = await res.json();
     if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json.data;

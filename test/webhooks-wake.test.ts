@@ -42,7 +42,13 @@ describe('the worker is woken by commits', () => {
 
   it('a write that rolls back wakes nobody and delivers nothing; the next commit is delivered', async () => {
     const before = receiver.received.length;
-    const rejected = await t.api(key, 'POST', '/products', { title: 'Bad', variants: [{ sku: 'DUP', price: 1 }, { sku: 'DUP', price: 1 }] });
+    const rejected = await t.api(key, 'POST', '/products', {
+      title: 'Bad',
+      variants: [
+        { sku: 'DUP', price: 1 },
+        { sku: 'DUP', price: 1 },
+      ],
+    });
     expect(rejected.statusCode).toBe(422);
     const product = json(await t.api(key, 'POST', '/products', { title: 'After the rollback' }), 201, 'createProduct').data;
     await receiver.waitFor(before + 1, DEADLINE_MS);

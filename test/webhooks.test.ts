@@ -30,7 +30,8 @@ afterAll(() => shutDown(worker, t));
 const endpoint = (events: string[], extra: Record<string, unknown> = {}) => receivingEndpoint(m, events, extra, (r) => (receiver = r));
 
 async function order(locationId: string, variantId: string) {
-  return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder').data;
+  return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder')
+    .data;
 }
 
 describe('delivery', () => {
@@ -56,13 +57,27 @@ describe('delivery', () => {
     expect(json(await t.api(key, 'GET', `/events/${r.body.id}`), 200, 'getEvent').data).toEqual(r.body);
     const deliveries = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries');
     expect(deliveries.data).toEqual([
-      { id: expect.any(String), event_id: r.body.id, event_type: 'product.created', status: 'delivered', attempts: 1, last_status_code: 200, next_attempt_at: null, created_at: expect.any(String), updated_at: expect.any(String) },
+      {
+        id: expect.any(String),
+        event_id: r.body.id,
+        event_type: 'product.created',
+        status: 'delivered',
+        attempts: 1,
+        last_status_code: 200,
+        next_attempt_at: null,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
     ]);
   });
 
-  it('an endpoint with a location filter gets only its location\'s orders', async () => {
+  it("an endpoint with a location filter gets only its location's orders", async () => {
     const ep = await endpoint(['order.created'], { location_ids: [m.locations[0]] });
-    const p = json(await t.api(key, 'POST', '/products', { title: 'Filtered', variants: [{ sku: 'FLT', price: 3, inventory_policy: 'continue' }] }), 201, 'createProduct').data;
+    const p = json(
+      await t.api(key, 'POST', '/products', { title: 'Filtered', variants: [{ sku: 'FLT', price: 3, inventory_policy: 'continue' }] }),
+      201,
+      'createProduct',
+    ).data;
     const mine = await order(m.locations[0], p.variants[0].id);
     await order(m.locations[1], p.variants[0].id);
     await worker.tick();
@@ -81,7 +96,11 @@ describe('delivery', () => {
     const [d] = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data;
     expect(d).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200 });
     const attempts = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries/${d.id}/attempts`), 200, 'listWebhookAttempts').data;
-    expect(attempts.map((a) => [a.attempt, a.status_code, a.response_excerpt])).toEqual([[1, 500, 'boom'], [2, 503, 'answer 503'], [3, 200, 'answer 200']]);
+    expect(attempts.map((a) => [a.attempt, a.status_code, a.response_excerpt])).toEqual([
+      [1, 500, 'boom'],
+      [2, 503, 'answer 503'],
+      [3, 200, 'answer 200'],
+    ]);
   });
 
   it('after the schedule runs out the delivery is failed', async () => {
@@ -124,11 +143,24 @@ describe('SSRF protection', () => {
   it('refuses private, loopback and non-https URLs when private URLs are not allowed', async () => {
     const strict = await startTestApp({ webhookAllowPrivateUrls: false }, t.database);
     try {
-      for (const url of ['https://127.0.0.1/hook', 'https://10.1.2.3/hook', 'https://169.254.169.254/latest', 'https://[::1]/x', 'http://example.com/hook', 'https://localhost/x']) {
+      for (const url of [
+        'https://127.0.0.1/hook',
+        'https://10.1.2.3/hook',
+        'https://169.254.169.254/latest',
+        'https://[::1]/x',
+        'http://example.com/hook',
+        'https://localhost/x',
+      ]) {
         const res = json(await strict.op('POST', `/merchants/${m.id}/webhook-endpoints`, { url, events: ['order.created'] }), 422, 'createWebhookEndpoint');
         expect(res.errors?.[0].path).toBe('/url');
       }
-      expect(json(await strict.op('POST', `/merchants/${m.id}/webhook-endpoints`, { url: 'https://hooks.example.com/x', events: ['order.created'] }), 201, 'createWebhookEndpoint').data.url).toBe('https://hooks.example.com/x');
+      expect(
+        json(
+          await strict.op('POST', `/merchants/${m.id}/webhook-endpoints`, { url: 'https://hooks.example.com/x', events: ['order.created'] }),
+          201,
+          'createWebhookEndpoint',
+        ).data.url,
+      ).toBe('https://hooks.example.com/x');
     } finally {
       await strict.app.close();
     }

@@ -58,7 +58,13 @@ function need(o: Options, name: keyof Options): string {
 }
 
 const generatedPassword = () => randomBytes(12).toString('base64url');
-const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 
 async function merchantCtx(db: Database, o: Options): Promise<Ctx> {
   const merchantId = need(o, 'merchant');

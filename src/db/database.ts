@@ -43,7 +43,8 @@ export class DatabaseUnavailable extends Error {
 // failing, and pg's own messages for a connection that died under or before a query.
 const CONNECTION_SQLSTATES = /^(57P0[1-3]|08...)$/;
 const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-const CONNECTION_MESSAGES = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
 
 /** True when err says the database connection failed or was lost (not a fault of the request). */
 export function isConnectionFailure(err: unknown): boolean {
@@ -139,7 +140,9 @@ export function lockDataDir(dataDir: string): () => void {
 function usableDataDir(dataDir: string) {
   const where = path.resolve(dataDir);
   const fail = (why: string) =>
-    new ConfigError(`DATA_DIR ${where} ${why}: set DATA_DIR to a directory this user can write (or unset it for ./data), or set DATABASE_URL to use a PostgreSQL server.`);
+    new ConfigError(
+      `DATA_DIR ${where} ${why}: set DATA_DIR to a directory this user can write (or unset it for ./data), or set DATABASE_URL to use a PostgreSQL server.`,
+    );
   try {
     fs.mkdirSync(dataDir, { recursive: true });
   } catch (err) {
@@ -174,7 +177,11 @@ function processAlive(pid: number): boolean {
  */
 export const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
-export async function openDatabase(options: { databaseUrl: string | null; dataDir: string; onConnectionError?: (err: Error) => void }): Promise<DatabaseHandle> {
+export async function openDatabase(options: {
+  databaseUrl: string | null;
+  dataDir: string;
+  onConnectionError?: (err: Error) => void;
+}): Promise<DatabaseHandle> {
   if (options.databaseUrl) return postgresDatabase(options.databaseUrl, 10, undefined, options.onConnectionError);
   const release = lockDataDir(options.dataDir);
   try {

@@ -48,7 +48,10 @@ export function listen(pool: pg.Pool, options: ListenOptions, log: Pick<Logger, 
       }
       c.end().catch(() => {});
       if (closed) return;
-      log.warn({ err: err ? { message: err.message, code: (err as { code?: string }).code } : undefined, channels: options.channels, retryInMs: backoffMs }, `${options.label ?? 'LISTEN'} connection lost; reconnecting`);
+      log.warn(
+        { err: err ? { message: err.message, code: (err as { code?: string }).code } : undefined, channels: options.channels, retryInMs: backoffMs },
+        `${options.label ?? 'LISTEN'} connection lost; reconnecting`,
+      );
       retry = setTimeout(() => void connect(), backoffMs); // connect() handles its own failures and never rejects
       backoffMs = Math.min(backoffMs * 2, 5_000);
     };

@@ -15,7 +15,10 @@ interface Stamped {
   updated_at: Stamp;
 }
 
-export interface SettingsTable { key: string; value: string }
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
 
 export interface MerchantsTable extends Stamped {
   id: Id;
@@ -65,8 +68,18 @@ export interface ProductsTable extends Stamped {
   primary_image_asset_id: string | null;
 }
 
-export interface ProductGalleryTable { merchant_id: string; product_id: string; asset_id: string; position: number }
-export interface ProductTagsTable { merchant_id: string; product_id: string; tag_id: string; position: Generated<number> }
+export interface ProductGalleryTable {
+  merchant_id: string;
+  product_id: string;
+  asset_id: string;
+  position: number;
+}
+export interface ProductTagsTable {
+  merchant_id: string;
+  product_id: string;
+  tag_id: string;
+  position: Generated<number>;
+}
 
 export interface VariantsTable extends Stamped {
   id: Id;
@@ -107,8 +120,18 @@ export interface CollectionsTable extends Stamped {
   rules: Json | null;
 }
 
-export interface CollectionProductsTable { merchant_id: string; collection_id: string; product_id: string; position: Generated<number> }
-export interface CollectionTagsTable { merchant_id: string; collection_id: string; tag_id: string; position: Generated<number> }
+export interface CollectionProductsTable {
+  merchant_id: string;
+  collection_id: string;
+  product_id: string;
+  position: Generated<number>;
+}
+export interface CollectionTagsTable {
+  merchant_id: string;
+  collection_id: string;
+  tag_id: string;
+  position: Generated<number>;
+}
 
 export interface SocialVideosTable extends Stamped {
   id: Id;
@@ -124,8 +147,18 @@ export interface SocialVideosTable extends Stamped {
   thumbnail_asset_id: string | null;
 }
 
-export interface SocialVideoProductsTable { merchant_id: string; social_video_id: string; product_id: string; position: Generated<number> }
-export interface SocialVideoCollectionsTable { merchant_id: string; social_video_id: string; collection_id: string; position: Generated<number> }
+export interface SocialVideoProductsTable {
+  merchant_id: string;
+  social_video_id: string;
+  product_id: string;
+  position: Generated<number>;
+}
+export interface SocialVideoCollectionsTable {
+  merchant_id: string;
+  social_video_id: string;
+  collection_id: string;
+  position: Generated<number>;
+}
 
 export interface OrdersTable extends Stamped {
   id: Id;
@@ -170,7 +203,13 @@ export interface FulfillmentsTable extends Stamped {
   tracking_service_level: string | null;
 }
 
-export interface FulfillmentItemsTable { merchant_id: string; fulfillment_id: string; line_item_id: string; position: Generated<number>; quantity: number }
+export interface FulfillmentItemsTable {
+  merchant_id: string;
+  fulfillment_id: string;
+  line_item_id: string;
+  position: Generated<number>;
+  quantity: number;
+}
 
 export interface InventoryLevelsTable extends Stamped {
   id: Id;
@@ -300,7 +339,10 @@ export interface PortalSessionsTable {
   expires_at: Stamp;
 }
 
-export interface SchemaMigrationsTable { name: string; applied_at: Stamp }
+export interface SchemaMigrationsTable {
+  name: string;
+  applied_at: Stamp;
+}
 
 export interface DB {
   settings: SettingsTable;

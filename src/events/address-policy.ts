@@ -41,7 +41,10 @@ export function endpointUrlRefusal(url: string, allowPrivate: boolean): { messag
   }
   if (parsed.protocol !== 'https:') return { message: 'must use https', code: 'invalid_format' };
   // URL parsing has already normalised every IPv4 spelling (127.1, 2130706433, 0x7f000001, 0177.0.0.1).
-  const host = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = parsed.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   const local = isIP(host) ? !isPublicAddress(host) : LOCAL_NAMES.test(host);
   return local ? { message: 'must not point at a private, loopback, link-local or otherwise non-public address', code: 'forbidden_address' } : null;
 }

@@ -195,7 +195,16 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
       locked_until: r.locked_until,
       merchant_id: r.merchant_id,
       endpoint_id: r.endpoint_id,
-      event: { id: r.ev_id, type: r.ev_type, created_at: r.ev_created_at, merchant_id: r.merchant_id, location_id: r.ev_location_id, payload: r.ev_payload, position_xid: r.ev_position_xid, seq: r.ev_seq },
+      event: {
+        id: r.ev_id,
+        type: r.ev_type,
+        created_at: r.ev_created_at,
+        merchant_id: r.merchant_id,
+        location_id: r.ev_location_id,
+        payload: r.ev_payload,
+        position_xid: r.ev_position_xid,
+        seq: r.ev_seq,
+      },
       endpoint: {
         url: r.ep_url,
         location_ids: r.ep_location_ids,
@@ -401,11 +410,14 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
     if (stopped || at >= retryAt) return;
     if (retryTimer) clearTimeout(retryTimer);
     retryAt = at;
-    retryTimer = setTimeout(() => {
-      retryAt = Infinity;
-      retryTimer = null;
-      void kick();
-    }, Math.max(0, at - Date.now()) + 5);
+    retryTimer = setTimeout(
+      () => {
+        retryAt = Infinity;
+        retryTimer = null;
+        void kick();
+      },
+      Math.max(0, at - Date.now()) + 5,
+    );
   }
 
   function schedule() {

@@ -14,15 +14,15 @@ export const FIELD_ERROR_CODES = {
   too_many: 'A list with more items than allowed.',
   duplicate: 'A value repeated where each must be unique (a list item, or a SKU within one request).',
   one_of: 'Exactly one of two fields must be given (video_url or video_asset_id).',
-  unknown_id: 'An id that is unknown, belongs to another merchant, or is hidden by the key\'s locations.',
-  unknown_sku: 'The SKU matches none of the merchant\'s variants.',
+  unknown_id: "An id that is unknown, belongs to another merchant, or is hidden by the key's locations.",
+  unknown_sku: "The SKU matches none of the merchant's variants.",
   ambiguous_sku: 'The SKU matches several variants; send variant_id.',
-  mismatch: 'Two fields of one row disagree (the sku is not the given variant\'s).',
+  mismatch: "Two fields of one row disagree (the sku is not the given variant's).",
   taken: 'The value is already used by another record (a native SKU, a portal email).',
   negative_on_hand: 'The adjustment would leave on_hand below zero.',
   exceeds_fulfillable: 'The quantity is more than the line item still has to fulfil.',
   insufficient_inventory: 'The quantity is more than is available for a deny-policy variant (order intake).',
-  location_forbidden: 'The row names a location outside the key\'s locations.',
+  location_forbidden: "The row names a location outside the key's locations.",
   forbidden_address: 'The URL points at a private, loopback or link-local address.',
   invalid_text: 'A string (or a key or string inside a free-form value) holds a NUL (U+0000) or an unpaired UTF-16 surrogate, which cannot be stored as given.',
   too_deep: 'A free-form value nests deeper than 32 levels.',
@@ -67,13 +67,14 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   malformed_request: 'The body is not valid JSON, a cursor is invalid or was made for other filters, or the Idempotency-Key header is malformed.',
   unauthorized: 'No API key, an unknown or revoked key, or a malformed Authorization header.',
   insufficient_scope: 'The key lacks the scope the endpoint needs; `detail` names it.',
-  location_forbidden: 'The request names a fulfillment location outside the key\'s locations.',
+  location_forbidden: "The request names a fulfillment location outside the key's locations.",
   forbidden: 'The session may not do this (portal: missing or wrong CSRF token).',
-  not_found: 'Unknown id, another merchant\'s id, or a record hidden by the key\'s location restriction.',
+  not_found: "Unknown id, another merchant's id, or a record hidden by the key's location restriction.",
   read_only_record: 'The record comes from a connected source and cannot be changed through this API.',
   idempotency_in_progress: 'A request with the same Idempotency-Key is still being processed; retry after `Retry-After` seconds.',
   invalid_state: 'The record is in a state that does not allow this change (e.g. fulfilling a cancelled order).',
-  cursor_expired: 'The event-feed position (or cursor) is older than the feed keeps events (EVENT_RETENTION_DAYS, default 30): backfill from the lists, then follow the feed from its start.',
+  cursor_expired:
+    'The event-feed position (or cursor) is older than the feed keeps events (EVENT_RETENTION_DAYS, default 30): backfill from the lists, then follow the feed from its start.',
   payload_too_large: 'The body is larger than 1 MiB.',
   unsupported_media_type: 'Writes need `Content-Type: application/json`.',
   validation_failed: 'The body or query breaks a rule; `errors[]` lists each field with a JSON pointer.',
@@ -83,7 +84,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   request_timeout: 'The request (headers and body) did not arrive in time; the connection is closed.',
   headers_too_large: 'The request headers are larger than 16 KB; the connection is closed.',
   internal_error: 'Something failed on our side. Retry; idempotent writes are safe to retry with the same key.',
-  service_unavailable: 'The database is unreachable or dropped the connection mid-request; nothing was applied. Retry after `Retry-After` seconds (writes with the same Idempotency-Key).',
+  service_unavailable:
+    'The database is unreachable or dropped the connection mid-request; nothing was applied. Retry after `Retry-After` seconds (writes with the same Idempotency-Key).',
 };
 
 export class AppError extends Error {
@@ -103,7 +105,12 @@ export class AppError extends Error {
 
 /** The database is unreachable or dropped the connection: the request rolled back and may be retried. */
 export const databaseUnavailable = () =>
-  new AppError('service_unavailable', 'The database is unreachable or dropped the connection; nothing was applied. Retry (with the same Idempotency-Key for writes).', undefined, { 'Retry-After': '1' });
+  new AppError(
+    'service_unavailable',
+    'The database is unreachable or dropped the connection; nothing was applied. Retry (with the same Idempotency-Key for writes).',
+    undefined,
+    { 'Retry-After': '1' },
+  );
 
 export const notFound = (what = 'record') => new AppError('not_found', `No such ${what}.`);
 

@@ -15,11 +15,7 @@ export function frameworkErrors(err: Error & { code?: string }, req: FastifyRequ
       ? new AppError('not_found', 'No such record.') // an id that long is not a UUID (contract: 404)
       : new AppError('malformed_request', err.code === 'FST_ERR_BAD_URL' ? 'The path is not valid percent-encoded UTF-8.' : 'The request could not be routed.');
   // Not returned: Fastify wants nothing back from this hook, and a reply is a thenable.
-  reply
-    .code(appError.status)
-    .header('X-Request-Id', req.id)
-    .type('application/problem+json')
-    .send(problem(appError, req.id));
+  reply.code(appError.status).header('X-Request-Id', req.id).type('application/problem+json').send(problem(appError, req.id));
 }
 
 /** Fastify `clientErrorHandler`: Node's parser refused the request; only the raw socket is left. */

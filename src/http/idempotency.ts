@@ -78,12 +78,7 @@ const STORED_STATUSES = (status: number) => status < 500 && status !== 401 && st
  * Run a write under the request's Idempotency-Key (when sent). `write` gets the transaction to
  * use; its AppErrors with a storable status are answered and stored like successes.
  */
-async function idempotentWrite(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  merchantId: string,
-  write: (trx: Database) => Promise<WriteResult>,
-): Promise<unknown> {
+async function idempotentWrite(req: FastifyRequest, reply: FastifyReply, merchantId: string, write: (trx: Database) => Promise<WriteResult>): Promise<unknown> {
   const key = parseKey(req.headers['idempotency-key']);
   const run = (trx: Database) => {
     if (req.validationError) throw validationProblem(req.validationError);
@@ -95,7 +90,9 @@ async function idempotentWrite(
   }
 
   const path = req.url.split('?')[0];
-  const requestHash = createHash('sha256').update(canonicalJson(req.body ?? null)).digest('hex');
+  const requestHash = createHash('sha256')
+    .update(canonicalJson(req.body ?? null))
+    .digest('hex');
   const outcome = await req.server.db.transaction().execute(async (trx) => {
     const lockKey = `${merchantId}|${req.method}|${path}|${key}`;
     const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked`.execute(trx);

@@ -16,7 +16,12 @@ export const storedLocationIds = (ids: readonly string[] | null | undefined): st
 /** 422 naming each location id that is not one of the merchant's. */
 export async function checkLocationIds(db: Database, scope: Scope, ids: readonly string[] | null | undefined, path = '/location_ids'): Promise<void> {
   if (!ids || ids.length === 0) return;
-  const rows = await db.selectFrom('locations').select('id').where(ofMerchant('locations', scope)).where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('locations')
+    .select('id')
+    .where(ofMerchant('locations', scope))
+    .where('id', 'in', [...ids])
+    .execute();
   const found = new Set(rows.map((r) => r.id));
   const errors: FieldError[] = [];
   ids.forEach((id, i) => {

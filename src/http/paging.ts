@@ -133,7 +133,10 @@ type AnySelect = SelectQueryBuilder<any, any, any>;
 export function keysetPage<QB extends AnySelect>(qb: QB, table: string, page: PageRequest, updatedAfter?: string): QB {
   let q = qb.where(afterPosition(table, page.after));
   if (updatedAfter) q = q.where(sql.ref(`${table}.updated_at`), '>', new Date(updatedAfter));
-  return q.orderBy(sql.ref(`${table}.updated_at`)).orderBy(sql.ref(`${table}.id`)).limit(page.limit + 1) as QB;
+  return q
+    .orderBy(sql.ref(`${table}.updated_at`))
+    .orderBy(sql.ref(`${table}.id`))
+    .limit(page.limit + 1) as QB;
 }
 
 /** A list's page in one call: the query with the standard tail, executed and cut. */

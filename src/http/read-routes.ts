@@ -68,5 +68,8 @@ export function getById<S extends TSchema, T>(app: TypeBoxApp, resource: Resourc
     params: IdParams,
     response: { 200: One(resource.item, answer), ...problems(...GET_ERRORS) },
   };
-  app.get(`${resource.path}/:id`, { config: { scope: resource.scope }, schema }, async (req) => ({ data: await get(ctxOf(req), req.params.id), request_id: req.id }));
+  app.get(`${resource.path}/:id`, { config: { scope: resource.scope }, schema }, async (req) => ({
+    data: await get(ctxOf(req), req.params.id),
+    request_id: req.id,
+  }));
 }

@@ -14,7 +14,12 @@ export const Enum = <const V extends readonly string[]>(values: V, options: { de
 
 /** One of these strings as `anyOf` of `const`s (how scopes and event types are published), typed as their union. */
 export const Literals = <const V extends readonly string[]>(values: V, options: { description?: string } = {}) =>
-  Type.Unsafe<V[number]>(Type.Union(values.map((v) => Type.Literal(v)), options));
+  Type.Unsafe<V[number]>(
+    Type.Union(
+      values.map((v) => Type.Literal(v)),
+      options,
+    ),
+  );
 
 /**
  * Rules published in the document but checked by the service rather than the validator: for a
@@ -50,7 +55,7 @@ export const FieldErrorSchema = component(
 );
 
 const problemFields = (codes: ErrorCode[]) => ({
-  type: Type.String({ description: 'A link to the code\'s documentation on /errors.' }),
+  type: Type.String({ description: "A link to the code's documentation on /errors." }),
   title: Type.String(),
   status: Type.Integer(),
   detail: Type.String(),

@@ -103,7 +103,13 @@ function boundedItems(full: Ajv, fast: Ajv) {
     const validate: DataValidateFunction = (data: unknown[], cxt?: DataValidationCxt) => {
       const items = data;
       const base = cxt?.instancePath ?? '';
-      const at = (i: number): DataValidationCxt => ({ instancePath: `${base}/${i}`, parentData: items, parentDataProperty: i, rootData: items, dynamicAnchors: cxt?.dynamicAnchors ?? {} });
+      const at = (i: number): DataValidationCxt => ({
+        instancePath: `${base}/${i}`,
+        parentData: items,
+        parentDataProperty: i,
+        rootData: items,
+        dynamicAnchors: cxt?.dynamicAnchors ?? {},
+      });
       const errors: Partial<ErrorObject>[] = [];
       let valid = true;
       for (let i = 0; i < items.length; i++) {
@@ -159,7 +165,8 @@ function makeAjvPair(coerceTypes: boolean | 'array'): Ajv {
   };
   const full = make(true);
   const fast = make(false);
-  for (const ajv of [full, fast]) ajv.addKeyword({ keyword: 'boundedItems', type: 'array', schemaType: 'object', errors: true, compile: boundedItems(full, fast) });
+  for (const ajv of [full, fast])
+    ajv.addKeyword({ keyword: 'boundedItems', type: 'array', schemaType: 'object', errors: true, compile: boundedItems(full, fast) });
   return full;
 }
 
@@ -173,7 +180,14 @@ const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions'] 
 const ITEM_KEYWORDS = ['boundedItems', 'prefixItems', 'uniqueItems', 'contains', 'minContains', 'maxContains'] as const;
 
 const isFreeForm = (s: Schema) =>
-  s.type === undefined && s.anyOf === undefined && s.oneOf === undefined && s.allOf === undefined && s.const === undefined && s.enum === undefined && s.$ref === undefined && s.not === undefined;
+  s.type === undefined &&
+  s.anyOf === undefined &&
+  s.oneOf === undefined &&
+  s.allOf === undefined &&
+  s.const === undefined &&
+  s.enum === undefined &&
+  s.$ref === undefined &&
+  s.not === undefined;
 const types = (s: Schema) => [s.type].flat().filter(Boolean) as string[];
 
 /** A copy of the schema with the rules above applied to every subschema. */
@@ -204,7 +218,7 @@ export function hardenSchema(schema: unknown): unknown {
   // Items are looked at only when the array is within its bound: 100,000 items cost one error.
   if (t.includes('array') && typeof s.maxItems === 'number' && ITEM_KEYWORDS.some((k) => s[k] !== undefined)) {
     const then: Schema = {};
-    for (const k of ITEM_KEYWORDS) if (s[k] !== undefined) (then[k] = s[k], delete s[k]);
+    for (const k of ITEM_KEYWORDS) if (s[k] !== undefined) ((then[k] = s[k]), delete s[k]);
     s.allOf = [...((s.allOf as unknown[]) ?? []), { if: { maxItems: s.maxItems }, then }];
   }
   return s;
@@ -252,11 +266,16 @@ function fieldError(e: ErrorObject): FieldError {
     return { path: `${e.instancePath}/${escapePointer(String(params.missingProperty))}`, message: 'is required', code: 'required' };
   }
   if (e.keyword === 'additionalProperties') {
-    return { path: storablePointer(`${e.instancePath}/${escapePointer(String(params.additionalProperty))}`), message: 'is not a known field', code: 'unknown_field' };
+    return {
+      path: storablePointer(`${e.instancePath}/${escapePointer(String(params.additionalProperty))}`),
+      message: 'is not a known field',
+      code: 'unknown_field',
+    };
   }
   let message = e.message ?? 'is invalid';
   if (e.keyword === 'enum') message = `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
-  if (e.keyword === 'format' && params.format === 'date-time') message = 'must be an RFC 3339 date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
+  if (e.keyword === 'format' && params.format === 'date-time')
+    message = 'must be an RFC 3339 date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
   if (e.keyword === 'format' && params.format === 'uuid') message = 'must be a UUID (8-4-4-4-12 hexadecimal digits)';
   return { path: storablePointer(e.instancePath || ''), message, code: KEYWORD_CODES[e.keyword] ?? 'invalid' };
 }

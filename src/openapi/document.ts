@@ -12,13 +12,23 @@ const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', name: str
 const clone = <T>(v: T): T => structuredClone(v);
 
 const HEADERS: Record<string, Json> = {
-  'X-Request-Id': { description: 'The request\'s id; equal to `request_id` in the body (an idempotent replay\'s body keeps the original one).', required: true, schema: { type: 'string', format: 'uuid' } },
-  RateLimit: { description: 'Remaining requests and seconds until the window resets (IETF draft-10), e.g. `"default";r=599;t=60`.', schema: { type: 'string' } },
+  'X-Request-Id': {
+    description: "The request's id; equal to `request_id` in the body (an idempotent replay's body keeps the original one).",
+    required: true,
+    schema: { type: 'string', format: 'uuid' },
+  },
+  RateLimit: {
+    description: 'Remaining requests and seconds until the window resets (IETF draft-10), e.g. `"default";r=599;t=60`.',
+    schema: { type: 'string' },
+  },
   'RateLimit-Policy': { description: 'The key\'s quota and window (IETF draft-10), e.g. `"default";q=600;w=60`.', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
   'Retry-After-Optional': { description: 'Seconds to wait before retrying; sent with `idempotency_in_progress`.', schema: { type: 'integer', minimum: 0 } },
-  Location: { description: 'The new record\'s URL (its GET).', required: true, schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key; nothing was applied again.', schema: { type: 'string', enum: ['true'] } },
+  Location: { description: "The new record's URL (its GET).", required: true, schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key; nothing was applied again.',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'WWW-Authenticate': { description: 'The authentication scheme to use: `Bearer`.', required: true, schema: { type: 'string' } },
 };
 
@@ -27,7 +37,7 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'Makes the write safe to retry: 1 to 255 printable ASCII characters (space to `~`), or the same in double quotes (the draft\'s structured-field form). Scoped to the merchant, method and path, and kept at least 48 h. The same key with the same body replays the stored answer with `Idempotent-Replayed: true`; with a different body it is 422 `idempotency_key_reused`; while the first request is still running it is 409 `idempotency_in_progress`. 401, 403, 429 and 5xx answers are not stored.',
+    "Makes the write safe to retry: 1 to 255 printable ASCII characters (space to `~`), or the same in double quotes (the draft's structured-field form). Scoped to the merchant, method and path, and kept at least 48 h. The same key with the same body replays the stored answer with `Idempotent-Replayed: true`; with a different body it is 422 `idempotency_key_reused`; while the first request is still running it is 409 `idempotency_in_progress`. 401, 403, 429 and 5xx answers are not stored.",
   schema: { type: 'string', minLength: 1, maxLength: 257, pattern: '^(?:[\\x20-\\x7E]{1,255}|"[\\x20-\\x7E]{1,255}")$' },
   example: '3f1c9e0a-fulfil-order-1001',
 };
@@ -171,6 +181,8 @@ export function publishedDocuments(generated: Json, prefixes: { integration: str
   const platform = view(prefixes.platform, { info: parts.platformInfo, tags: parts.platformTags, security: [{ operatorToken: [] }] });
   platform.components.securitySchemes = { operatorToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <PLATFORM_ADMIN_TOKEN>' } };
   delete platform.webhooks;
-  integration.components.securitySchemes = Object.fromEntries(Object.entries<Json>(integration.components.securitySchemes ?? {}).filter(([k]) => k !== 'operatorToken'));
+  integration.components.securitySchemes = Object.fromEntries(
+    Object.entries<Json>(integration.components.securitySchemes ?? {}).filter(([k]) => k !== 'operatorToken'),
+  );
   return { integration, platform };
 }

@@ -73,7 +73,8 @@ export async function registerOpenApi(app: FastifyInstance, prefixes: Prefixes) 
       platformInfo: {
         title: 'Merchant Integration API: operator API',
         version: '1.0.0',
-        description: 'Onboarding and storefront intake for operators, guarded by `Authorization: Bearer $PLATFORM_ADMIN_TOKEN`. Same envelopes and errors as the integration API.',
+        description:
+          'Onboarding and storefront intake for operators, guarded by `Authorization: Bearer $PLATFORM_ADMIN_TOKEN`. Same envelopes and errors as the integration API.',
         contact: { name: 'Platform operations', email: 'integrations@example.com' },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
@@ -115,7 +116,11 @@ function registerDocsPage(app: FastifyInstance, documentUrl: string) {
   app.get('/docs/redoc.standalone.js', hidden, async (_req, reply) => {
     // The bundle's side menu shows a logo from Redocly's CDN: point it at an empty local image, so
     // the page makes no request beyond this server.
-    bundle ??= Buffer.from(fs.readFileSync(REDOC_BUNDLE, 'utf8').replaceAll('https://cdn.redoc.ly/redoc/logo-mini.svg', 'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22/%3E'));
+    bundle ??= Buffer.from(
+      fs
+        .readFileSync(REDOC_BUNDLE, 'utf8')
+        .replaceAll('https://cdn.redoc.ly/redoc/logo-mini.svg', 'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22/%3E'),
+    );
     return reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(bundle);
   });
   app.get('/docs/init.js', hidden, async (_req, reply) =>

@@ -7,9 +7,15 @@ const header = (name: string, description: string, schema: object = { type: 'str
 
 const SIGNATURE_HEADERS = [
   header('X-Service-Webhook-Id', 'The event id, for de-duplication.', { type: 'string', format: 'uuid' }),
-  header('X-Service-Webhook-Timestamp', 'Unix seconds when this attempt was signed; reject old ones (e.g. more than 5 minutes).', { type: 'string', pattern: '^[0-9]+$' }),
+  header('X-Service-Webhook-Timestamp', 'Unix seconds when this attempt was signed; reject old ones (e.g. more than 5 minutes).', {
+    type: 'string',
+    pattern: '^[0-9]+$',
+  }),
   header('X-Service-Webhook-Event', 'The event type.'),
-  header('X-Service-Webhook-Position', 'The event\'s position in the event feed (also `position` in the body): compare it with the last position you synced.', { type: 'string', pattern: '^[0-9a-f]{32}$' }),
+  header('X-Service-Webhook-Position', "The event's position in the event feed (also `position` in the body): compare it with the last position you synced.", {
+    type: 'string',
+    pattern: '^[0-9a-f]{32}$',
+  }),
   header(
     'X-Service-Webhook-Signature',
     '`v1=<hex>` where hex is HMAC-SHA256(signing secret, timestamp + "." + raw body). During a secret rotation both signatures are sent, space-separated: accept either.',

@@ -29,13 +29,30 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/merchants',
-    { schema: { operationId: 'createMerchant', summary: 'Create a merchant', tags, response: { 201: One(MerchantSchema, 'The merchant.'), ...problems(...OP_CREATE_MERCHANT) }, body: MerchantBody } },
+    {
+      schema: {
+        operationId: 'createMerchant',
+        summary: 'Create a merchant',
+        tags,
+        response: { 201: One(MerchantSchema, 'The merchant.'), ...problems(...OP_CREATE_MERCHANT) },
+        body: MerchantBody,
+      },
+    },
     async (req, reply) => created(reply, req.id, await createMerchant(app.db, req.body)),
   );
 
   app.post(
     '/merchants/:m/users',
-    { schema: { operationId: 'createPortalUser', summary: 'Create a portal user', tags, response: { 201: One(PortalUserSchema, 'The portal user.'), ...problems(...OP_WRITE) }, params: M, body: PortalUserBody } },
+    {
+      schema: {
+        operationId: 'createPortalUser',
+        summary: 'Create a portal user',
+        tags,
+        response: { 201: One(PortalUserSchema, 'The portal user.'), ...problems(...OP_WRITE) },
+        params: M,
+        body: PortalUserBody,
+      },
+    },
     async (req, reply) => created(reply, req.id, await createPortalUser(operatorCtx(req, req.params.m), req.body)),
   );
 
@@ -47,7 +64,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   for (const table of ['locations', 'vendors', 'tags'] as const) {
     app.post(
       `/merchants/:m/${table}`,
-      { schema: { operationId: named[table].operationId, summary: named[table].summary, tags, response: { 201: One(named[table].schema, named[table].answer), ...problems(...OP_WRITE) }, params: M, body: NamedBody } },
+      {
+        schema: {
+          operationId: named[table].operationId,
+          summary: named[table].summary,
+          tags,
+          response: { 201: One(named[table].schema, named[table].answer), ...problems(...OP_WRITE) },
+          params: M,
+          body: NamedBody,
+        },
+      },
       async (req, reply) => created(reply, req.id, await createNamed(operatorCtx(req, req.params.m), table, req.body.name)),
     );
   }
@@ -74,20 +100,66 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => created(reply, req.id, await createMediaAsset(operatorCtx(req, req.params.m), req.body)),
   );
 
-  app.post('/merchants/:m/api-keys', { schema: { operationId: 'createApiKey', summary: 'Create an API key (the secret is shown once)', tags, response: { 201: One(NewApiKeySchema, 'The key record with its secret.'), ...problems(...OP_WRITE) }, params: M, body: ApiKeyBody } }, async (req, reply) =>
-    created(reply, req.id, await createApiKey(operatorCtx(req, req.params.m), req.body)),
+  app.post(
+    '/merchants/:m/api-keys',
+    {
+      schema: {
+        operationId: 'createApiKey',
+        summary: 'Create an API key (the secret is shown once)',
+        tags,
+        response: { 201: One(NewApiKeySchema, 'The key record with its secret.'), ...problems(...OP_WRITE) },
+        params: M,
+        body: ApiKeyBody,
+      },
+    },
+    async (req, reply) => created(reply, req.id, await createApiKey(operatorCtx(req, req.params.m), req.body)),
   );
-  app.get('/merchants/:m/api-keys/:k', { schema: { operationId: 'getApiKey', summary: 'Get an API key record', tags, response: { 200: One(ApiKeySchema, 'The key record.'), ...problems(...OP_READ) }, params: MK } }, async (req) => ({
-    data: await getApiKey(operatorCtx(req, req.params.m), req.params.k),
-    request_id: req.id,
-  }));
-  app.delete('/merchants/:m/api-keys/:k', { schema: { operationId: 'revokeApiKey', summary: 'Revoke an API key', tags, response: { 200: One(ApiKeySchema, 'The key record with revoked_at.'), ...problems(...OP_READ) }, params: MK } }, async (req) => ({
-    data: await revokeApiKey(operatorCtx(req, req.params.m), req.params.k),
-    request_id: req.id,
-  }));
+  app.get(
+    '/merchants/:m/api-keys/:k',
+    {
+      schema: {
+        operationId: 'getApiKey',
+        summary: 'Get an API key record',
+        tags,
+        response: { 200: One(ApiKeySchema, 'The key record.'), ...problems(...OP_READ) },
+        params: MK,
+      },
+    },
+    async (req) => ({
+      data: await getApiKey(operatorCtx(req, req.params.m), req.params.k),
+      request_id: req.id,
+    }),
+  );
+  app.delete(
+    '/merchants/:m/api-keys/:k',
+    {
+      schema: {
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key',
+        tags,
+        response: { 200: One(ApiKeySchema, 'The key record with revoked_at.'), ...problems(...OP_READ) },
+        params: MK,
+      },
+    },
+    async (req) => ({
+      data: await revokeApiKey(operatorCtx(req, req.params.m), req.params.k),
+      request_id: req.id,
+    }),
+  );
 
-  app.post('/merchants/:m/webhook-endpoints', { schema: { operationId: 'createWebhookEndpoint', summary: 'Create a webhook endpoint', tags, response: { 201: One(NewEndpointSchema, 'The endpoint with its signing secret.'), ...problems(...OP_WRITE) }, params: M, body: EndpointBody } }, async (req, reply) =>
-    created(reply, req.id, await createEndpoint(operatorCtx(req, req.params.m), req.body, app.config.webhookAllowPrivateUrls)),
+  app.post(
+    '/merchants/:m/webhook-endpoints',
+    {
+      schema: {
+        operationId: 'createWebhookEndpoint',
+        summary: 'Create a webhook endpoint',
+        tags,
+        response: { 201: One(NewEndpointSchema, 'The endpoint with its signing secret.'), ...problems(...OP_WRITE) },
+        params: M,
+        body: EndpointBody,
+      },
+    },
+    async (req, reply) => created(reply, req.id, await createEndpoint(operatorCtx(req, req.params.m), req.body, app.config.webhookAllowPrivateUrls)),
   );
 };
 

@@ -15,7 +15,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Find an integration-API request by its X-Request-Id',
         tags,
         params: Type.Object({ request_id: Uuid() }),
-        response: { 200: Type.Object({ data: component('LoggedRequest', Type.Object({ merchant_id: Uuid(), ...LoggedRequest.properties })), request_id: RequestId }, { description: 'The logged request.' }), ...problems(...OP_READ) },
+        response: {
+          200: Type.Object(
+            { data: component('LoggedRequest', Type.Object({ merchant_id: Uuid(), ...LoggedRequest.properties })), request_id: RequestId },
+            { description: 'The logged request.' },
+          ),
+          ...problems(...OP_READ),
+        },
       },
     },
     async (req) => {

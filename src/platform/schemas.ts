@@ -23,10 +23,19 @@ export const OP_LIST: ErrorCode[] = [...ALWAYS, 'not_found', 'malformed_request'
 export const MerchantSchema = component('Merchant', Type.Object({ id: Uuid(), name: Type.String(), currency: Type.String({ description: 'ISO 4217 code.' }) }));
 export const PortalUserSchema = component('PortalUser', Type.Object({ id: Uuid(), email: Type.String() }));
 export const ApiKeySchema = component('ApiKey', ApiKey);
-export const NewApiKeySchema = component('NewApiKey', Type.Object({ ...ApiKey.properties, secret: Type.String({ description: 'The key itself: shown once, store it now.' }) }));
+export const NewApiKeySchema = component(
+  'NewApiKey',
+  Type.Object({ ...ApiKey.properties, secret: Type.String({ description: 'The key itself: shown once, store it now.' }) }),
+);
 export const EndpointSchema = component('WebhookEndpoint', Endpoint);
-export const NewEndpointSchema = component('NewWebhookEndpoint', Type.Object({ ...Endpoint.properties, signing_secret: Type.String({ description: 'Verifies the signatures.' }) }));
-export const EndpointListSchema = component('WebhookEndpointArray', Type.Object({ data: Type.Array(EndpointSchema), request_id: RequestId }, { description: 'The merchant\'s webhook endpoints, newest first.' }));
+export const NewEndpointSchema = component(
+  'NewWebhookEndpoint',
+  Type.Object({ ...Endpoint.properties, signing_secret: Type.String({ description: 'Verifies the signatures.' }) }),
+);
+export const EndpointListSchema = component(
+  'WebhookEndpointArray',
+  Type.Object({ data: Type.Array(EndpointSchema), request_id: RequestId }, { description: "The merchant's webhook endpoints, newest first." }),
+);
 export const DeliverySchema = component('WebhookDelivery', Delivery);
 export const AttemptSchema = component(
   'WebhookAttempt',
@@ -44,5 +53,8 @@ const SyncOutcome = component(
   'SyncOutcome',
   Type.Object({ created: Type.Integer(), updated: Type.Integer(), ids: Type.Record(Type.String(), Uuid(), { description: 'external_id → id' }) }),
 );
-export const SyncResultSchema = component('SyncResult', Type.Object({ products: SyncOutcome, collections: SyncOutcome, social_videos: SyncOutcome, media_assets: SyncOutcome }));
+export const SyncResultSchema = component(
+  'SyncResult',
+  Type.Object({ products: SyncOutcome, collections: SyncOutcome, social_videos: SyncOutcome, media_assets: SyncOutcome }),
+);
 export const AttemptListSchema = (description: string) => Type.Object({ data: Type.Array(AttemptSchema), request_id: RequestId }, { description });

@@ -35,7 +35,12 @@ export const EventsQuery = Type.Object(
   {
     type: Type.Optional(Type.Union([...EVENT_TYPES, 'ping'].map((t) => Type.Literal(t)))),
     // `<created_at>_<id>` of the last event shown; the instant is checked in the handler.
-    before: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', maxLength: 61 })),
+    before: Type.Optional(
+      Type.String({
+        pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+        maxLength: 61,
+      }),
+    ),
     limit: Type.Optional(Limit),
   },
   strict,
@@ -50,10 +55,14 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { items, next_before } = await listRequests(ctx(req), { ...req.query, api_key_id: req.query.key_id });
     return { data: items, request_id: req.id, next_before };
   });
-  app.get('/request-log/:request_id', { schema: { ...hidden, params: Type.Object({ request_id: Uuid() }), response: { 200: Envelope(LoggedRequest) } } }, async (req) => {
-    await app.requestLog.flush();
-    return { data: await getRequest(ctx(req), req.params.request_id), request_id: req.id };
-  });
+  app.get(
+    '/request-log/:request_id',
+    { schema: { ...hidden, params: Type.Object({ request_id: Uuid() }), response: { 200: Envelope(LoggedRequest) } } },
+    async (req) => {
+      await app.requestLog.flush();
+      return { data: await getRequest(ctx(req), req.params.request_id), request_id: req.id };
+    },
+  );
 
   app.get('/events', { schema: { ...hidden, querystring: EventsQuery, response: { 200: Page(LoggedEvent) } } }, async (req) => {
     if (req.query.before && !isInstant(req.query.before.slice(0, 24))) {
@@ -66,7 +75,13 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/overview', { schema: { ...hidden, response: { 200: Envelope(Overview) } } }, async (req) => {
     await app.requestLog.flush();
     const c = ctx(req);
-    const [keys, endpoints, health, failing, requests] = await Promise.all([listApiKeys(c), listEndpoints(c), endpointHealth(c), failingDeliveries(c), requestStats(c)]);
+    const [keys, endpoints, health, failing, requests] = await Promise.all([
+      listApiKeys(c),
+      listEndpoints(c),
+      endpointHealth(c),
+      failingDeliveries(c),
+      requestStats(c),
+    ]);
     return {
       data: {
         keys: keys.filter((k) => !k.revoked_at),

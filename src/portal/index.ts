@@ -17,11 +17,33 @@ import { deliveryDetail, deliveryLog, emptyHealth, endpointHealth } from '../mod
 import { ApiKeyBody } from '../modules/api-keys/schemas.ts';
 import { Attempt, EndpointBody, EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
 import {
-  createEndpoint, deleteEndpoint, getEndpoint, listAttempts, listEndpoints, resendDelivery, revealSigningSecret, rotateSigningSecret, sendTestEvent, updateEndpoint,
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listAttempts,
+  listEndpoints,
+  resendDelivery,
+  revealSigningSecret,
+  rotateSigningSecret,
+  sendTestEvent,
+  updateEndpoint,
 } from '../modules/webhook-endpoints/service.ts';
 import { signInThrottle } from './throttle.ts';
 import { consoleRoutes } from './console.ts';
-import { ApiKey, DeliveryDetail, Endpoint, EndpointWithHealth, Envelope, Location, Meta, NewApiKey, NewEndpoint, PortalDelivery, SessionInfo, SigningSecret } from './schemas.ts';
+import {
+  ApiKey,
+  DeliveryDetail,
+  Endpoint,
+  EndpointWithHealth,
+  Envelope,
+  Location,
+  Meta,
+  NewApiKey,
+  NewEndpoint,
+  PortalDelivery,
+  SessionInfo,
+  SigningSecret,
+} from './schemas.ts';
 import { COOKIE, checkCsrf, clearSessionCookie, findSession, portalCtx, setSessionCookie, signIn, signOut, type Session } from './sessions.ts';
 
 declare module 'fastify' {
@@ -50,7 +72,11 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = portalCtx;
   const allowPrivate = app.config.webhookAllowPrivateUrls;
   const throttle = signInThrottle(app.counters);
-  const sessionBody = (s: Session) => ({ user: { id: s.userId, email: s.email }, merchant: { id: s.merchantId, name: s.merchantName }, csrf_token: s.csrfToken });
+  const sessionBody = (s: Session) => ({
+    user: { id: s.userId, email: s.email },
+    merchant: { id: s.merchantId, name: s.merchantName },
+    csrf_token: s.csrfToken,
+  });
 
   app.get('/meta', { schema: { ...hidden, response: ok(Meta) } }, async (req) => ({
     data: {
@@ -67,7 +93,13 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/login',
-    { schema: { ...hidden, body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 200 }) }, strict), response: ok(SessionInfo) } },
+    {
+      schema: {
+        ...hidden,
+        body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 200 }) }, strict),
+        response: ok(SessionInfo),
+      },
+    },
     async (req, reply) => {
       const { token, session } = await signIn(app.db, throttle, req.body.email, req.body.password, req.ip);
       setSessionCookie(reply, req, token, app.config.publicBaseUrl);
@@ -79,7 +111,10 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     clearSessionCookie(reply, req, app.config.publicBaseUrl);
     return { data: { signed_out: true }, request_id: req.id };
   });
-  app.get('/session', { schema: { ...hidden, response: ok(Nullable(SessionInfo)) } }, async (req) => ({ data: req.session ? sessionBody(req.session) : null, request_id: req.id }));
+  app.get('/session', { schema: { ...hidden, response: ok(Nullable(SessionInfo)) } }, async (req) => ({
+    data: req.session ? sessionBody(req.session) : null,
+    request_id: req.id,
+  }));
 
   app.get('/locations', { schema: { ...hidden, response: ok(Type.Array(Location)) } }, async (req) => {
     const { items } = await listNamed(ctx(req), 'locations', pageRequest(app.secret, '/portal/locations', { limit: 250 }), {});
@@ -91,7 +126,10 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     reply.code(201);
     return { data: await createApiKey(ctx(req), req.body), request_id: req.id };
   });
-  app.post('/api-keys/:id/revoke', { schema: { ...hidden, params: Id, response: ok(ApiKey) } }, async (req) => ({ data: await revokeApiKey(ctx(req), req.params.id), request_id: req.id }));
+  app.post('/api-keys/:id/revoke', { schema: { ...hidden, params: Id, response: ok(ApiKey) } }, async (req) => ({
+    data: await revokeApiKey(ctx(req), req.params.id),
+    request_id: req.id,
+  }));
 
   app.get('/webhook-endpoints', { schema: { ...hidden, response: ok(Type.Array(EndpointWithHealth)) } }, async (req) => {
     const [endpoints, health] = await Promise.all([listEndpoints(ctx(req)), endpointHealth(ctx(req))]);
@@ -109,15 +147,36 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     data: await updateEndpoint(ctx(req), req.params.id, req.body, allowPrivate),
     request_id: req.id,
   }));
-  app.delete('/webhook-endpoints/:id', { schema: { ...hidden, params: Id, response: ok(Endpoint) } }, async (req) => ({ data: await deleteEndpoint(ctx(req), req.params.id), request_id: req.id }));
-  app.get('/webhook-endpoints/:id/secret', { schema: { ...hidden, params: Id, response: ok(SigningSecret) } }, async (req) => ({ data: await revealSigningSecret(ctx(req), req.params.id), request_id: req.id }));
-  app.post('/webhook-endpoints/:id/rotate-secret', { schema: { ...hidden, params: Id, response: ok(NewEndpoint) } }, async (req) => ({ data: await rotateSigningSecret(ctx(req), req.params.id), request_id: req.id }));
-  app.get('/webhook-endpoints/:id/deliveries', { schema: { ...hidden, params: Id, response: ok(Type.Array(PortalDelivery)) } }, async (req) => ({ data: await deliveryLog(ctx(req), req.params.id), request_id: req.id }));
-  app.get('/webhook-endpoints/:id/deliveries/:d', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => ({ data: await deliveryDetail(ctx(req), req.params.id, req.params.d), request_id: req.id }));
+  app.delete('/webhook-endpoints/:id', { schema: { ...hidden, params: Id, response: ok(Endpoint) } }, async (req) => ({
+    data: await deleteEndpoint(ctx(req), req.params.id),
+    request_id: req.id,
+  }));
+  app.get('/webhook-endpoints/:id/secret', { schema: { ...hidden, params: Id, response: ok(SigningSecret) } }, async (req) => ({
+    data: await revealSigningSecret(ctx(req), req.params.id),
+    request_id: req.id,
+  }));
+  app.post('/webhook-endpoints/:id/rotate-secret', { schema: { ...hidden, params: Id, response: ok(NewEndpoint) } }, async (req) => ({
+    data: await rotateSigningSecret(ctx(req), req.params.id),
+    request_id: req.id,
+  }));
+  app.get('/webhook-endpoints/:id/deliveries', { schema: { ...hidden, params: Id, response: ok(Type.Array(PortalDelivery)) } }, async (req) => ({
+    data: await deliveryLog(ctx(req), req.params.id),
+    request_id: req.id,
+  }));
+  app.get('/webhook-endpoints/:id/deliveries/:d', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => ({
+    data: await deliveryDetail(ctx(req), req.params.id, req.params.d),
+    request_id: req.id,
+  }));
   // The attempts alone, as the operator API lists them (the detail above has them with the request sent).
   app.get(
     '/webhook-endpoints/:id/deliveries/:d/attempts',
-    { schema: { ...hidden, params: IdD, response: ok(Type.Array(Type.Pick(Attempt, ['id', 'attempt', 'status_code', 'duration_ms', 'response_excerpt', 'error', 'created_at']))) } },
+    {
+      schema: {
+        ...hidden,
+        params: IdD,
+        response: ok(Type.Array(Type.Pick(Attempt, ['id', 'attempt', 'status_code', 'duration_ms', 'response_excerpt', 'error', 'created_at']))),
+      },
+    },
     async (req) => ({ data: await listAttempts(ctx(req), req.params.id, req.params.d), request_id: req.id }),
   );
   app.post('/webhook-endpoints/:id/deliveries/:d/resend', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => {
@@ -132,7 +191,15 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(consoleRoutes);
 };
 
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+};
 
 export const portal: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(cookie, { secret: app.secret });
@@ -144,7 +211,10 @@ export const portal: FastifyPluginAsyncTypebox = async (app) => {
     let file = path.join(WEB_DIST, rel);
     if (!file.startsWith(WEB_DIST) || !rel || !fs.existsSync(file) || fs.statSync(file).isDirectory()) file = path.join(WEB_DIST, 'index.html');
     if (!fs.existsSync(file)) {
-      return reply.code(503).type('text/html').send('<!doctype html><title>Portal</title><p>The portal has not been built: run <code>npm run build:web</code>.</p>');
+      return reply
+        .code(503)
+        .type('text/html')
+        .send('<!doctype html><title>Portal</title><p>The portal has not been built: run <code>npm run build:web</code>.</p>');
     }
     const immutable = rel.startsWith('assets/');
     reply.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');

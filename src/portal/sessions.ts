@@ -29,7 +29,13 @@ const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 // Spend the same time on unknown emails as on wrong passwords.
 const DUMMY_HASH = '$argon2id$v=19$m=19456,t=2,p=1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
-export async function signIn(db: Database, throttle: SignInThrottle, givenEmail: string, password: string, ip: string): Promise<{ token: string; session: Session }> {
+export async function signIn(
+  db: Database,
+  throttle: SignInThrottle,
+  givenEmail: string,
+  password: string,
+  ip: string,
+): Promise<{ token: string; session: Session }> {
   const email = normaliseEmail(givenEmail);
   await throttle.attempt(email, ip);
   const user = await findSignInUser(db, email);

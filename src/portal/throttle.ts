@@ -50,13 +50,20 @@ export function signInThrottle(store: CounterStore, limits = SIGN_IN_LIMITS) {
       if (over.length) {
         const wait = Math.max(...over.map((c) => c.resetInMs));
         rateLimited.inc({ limiter: 'portal_sign_in' });
-        throw new AppError('rate_limited', 'Too many failed sign-ins. Try again later.', undefined, { 'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))) });
+        throw new AppError('rate_limited', 'Too many failed sign-ins. Try again later.', undefined, {
+          'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))),
+        });
       }
     },
     /** The attempt was right: it does not count, the pair starts afresh, the address becomes known. */
     async succeeded(email: string, ip: string): Promise<void> {
       const k = keys(email, ip);
-      await Promise.all([store.reset(k.pair), store.undo(k.address), store.undo(k.email), store.reset(k.known).then(() => store.hit(k.known, limits.knownAddressMs))]);
+      await Promise.all([
+        store.reset(k.pair),
+        store.undo(k.address),
+        store.undo(k.email),
+        store.reset(k.known).then(() => store.hit(k.known, limits.knownAddressMs)),
+      ]);
     },
   };
 }

@@ -16,7 +16,14 @@ export async function seedCatalog(demo: DemoContext): Promise<void> {
     gallery_asset_ids: [images[1].id],
     tag_ids: [tags[0].id, tags[1].id],
     variants: ['S', 'M', 'L'].flatMap((size) =>
-      ['Black', 'White'].map((colour) => ({ sku: `TEE-${colour.slice(0, 3).toUpperCase()}-${size}`, option1: size, option2: colour, price: 24, weight: 180, weight_unit: 'g' as const })),
+      ['Black', 'White'].map((colour) => ({
+        sku: `TEE-${colour.slice(0, 3).toUpperCase()}-${size}`,
+        option1: size,
+        option2: colour,
+        price: 24,
+        weight: 180,
+        weight_unit: 'g' as const,
+      })),
     ),
   });
   const hoodie = await createProduct(ctx, {
@@ -26,7 +33,11 @@ export async function seedCatalog(demo: DemoContext): Promise<void> {
     tag_ids: [tags[2].id],
     variants: ['M', 'L'].map((size) => ({ sku: `HOOD-${size}`, option1: size, price: 59.5, compare_at_price: 69 })),
   });
-  const mug = await createProduct(ctx, { title: 'Camp Mug', primary_image_asset_id: images[3].id, variants: [{ sku: 'MUG-1', price: 12, inventory_policy: 'continue' }] });
+  const mug = await createProduct(ctx, {
+    title: 'Camp Mug',
+    primary_image_asset_id: images[3].id,
+    variants: [{ sku: 'MUG-1', price: 12, inventory_policy: 'continue' }],
+  });
 
   // Opening stock, recorded in the ledger like any other change.
   let n = 0;
@@ -36,13 +47,32 @@ export async function seedCatalog(demo: DemoContext): Promise<void> {
       for (const [i, loc] of locations.entries()) {
         const onHand = 10 + ((n++ * 7) % 30) - i * 5;
         await ctx.db.insertInto('inventory_levels').values({ merchant_id: ctx.merchantId, variant_id: v.id, location_id: loc.id, on_hand: onHand }).execute();
-        await ctx.db.insertInto('inventory_ledger').values({ merchant_id: ctx.merchantId, variant_id: v.id, location_id: loc.id, on_hand_delta: onHand, cause: 'seed', reason: 'opening stock', reference_id: null, api_key_id: null }).execute();
+        await ctx.db
+          .insertInto('inventory_ledger')
+          .values({
+            merchant_id: ctx.merchantId,
+            variant_id: v.id,
+            location_id: loc.id,
+            on_hand_delta: onHand,
+            cause: 'seed',
+            reason: 'opening stock',
+            reference_id: null,
+            api_key_id: null,
+          })
+          .execute();
       }
     }
   }
 
   const collection = await createCollection(ctx, { title: 'Summer Essentials', product_ids: [tee.id, mug.id], tag_ids: [tags[0].id] });
-  await createVideo(ctx, { title: 'Packing for the trail', video_url: 'https://videos.example.com/trail.mp4', thumbnail_asset_id: images[2].id, product_ids: [hoodie.id], collection_ids: [collection.id], status: 'published' });
+  await createVideo(ctx, {
+    title: 'Packing for the trail',
+    video_url: 'https://videos.example.com/trail.mp4',
+    thumbnail_asset_id: images[2].id,
+    product_ids: [hoodie.id],
+    collection_ids: [collection.id],
+    status: 'published',
+  });
 
   await connectedSync(ctx, {
     source_name: 'shopify',
@@ -59,10 +89,21 @@ export async function seedCatalog(demo: DemoContext): Promise<void> {
       },
     ],
     collections: [
-      { external_id: 'gid://shopify/Collection/77', title: 'Winter (smart)', kind: 'smart', rules: [{ column: 'title', relation: 'contains', condition: 'Wool' }], product_external_ids: ['gid://shopify/Product/1001'] },
+      {
+        external_id: 'gid://shopify/Collection/77',
+        title: 'Winter (smart)',
+        kind: 'smart',
+        rules: [{ column: 'title', relation: 'contains', condition: 'Wool' }],
+        product_external_ids: ['gid://shopify/Product/1001'],
+      },
     ],
     social_videos: [
-      { external_id: 'gid://shopify/Video/1', title: 'Beanie in the wild', video_external_id: 'gid://shopify/Video/1', product_external_ids: ['gid://shopify/Product/1001'] },
+      {
+        external_id: 'gid://shopify/Video/1',
+        title: 'Beanie in the wild',
+        video_external_id: 'gid://shopify/Video/1',
+        product_external_ids: ['gid://shopify/Product/1001'],
+      },
     ],
   });
 }

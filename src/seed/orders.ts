@@ -8,11 +8,26 @@ import { adjustInventory } from '../modules/inventory/service.ts';
 const CUSTOMERS = [
   {
     customer: { name: 'Grace Hopper', email: 'grace@example.com', phone: '+1 555 0100' },
-    shipping_address: { name: 'Grace Hopper', address1: '200 Navy Yard Rd', city: 'Arlington', province: 'VA', postal_code: '22202', country_code: 'US', phone: '+1 555 0100' },
+    shipping_address: {
+      name: 'Grace Hopper',
+      address1: '200 Navy Yard Rd',
+      city: 'Arlington',
+      province: 'VA',
+      postal_code: '22202',
+      country_code: 'US',
+      phone: '+1 555 0100',
+    },
   },
   {
     customer: { name: 'Alan Turing', email: 'alan@example.com' },
-    shipping_address: { name: 'Alan Turing', company: 'Bletchley Park', address1: 'Sherwood Dr', city: 'Milton Keynes', postal_code: 'MK3 6EB', country_code: 'GB' },
+    shipping_address: {
+      name: 'Alan Turing',
+      company: 'Bletchley Park',
+      address1: 'Sherwood Dr',
+      city: 'Milton Keynes',
+      postal_code: 'MK3 6EB',
+      country_code: 'GB',
+    },
   },
   {
     customer: { name: 'Katherine Johnson', email: 'katherine@example.com' },
@@ -37,12 +52,22 @@ export async function seedOrders(demo: DemoContext): Promise<void> {
     ]),
   );
 
-  await createOrder(ctx, { fulfillment_location_id: main, ...CUSTOMERS[0], line_items: [{ variant_id: pick(0), quantity: 2 }, { variant_id: pick(1), quantity: 1 }] });
+  await createOrder(ctx, {
+    fulfillment_location_id: main,
+    ...CUSTOMERS[0],
+    line_items: [
+      { variant_id: pick(0), quantity: 2 },
+      { variant_id: pick(1), quantity: 1 },
+    ],
+  });
   await createOrder(ctx, { fulfillment_location_id: east, ...CUSTOMERS[1], line_items: [{ variant_id: pick(2), quantity: 3 }] });
   const partial = await createOrder(ctx, {
     fulfillment_location_id: main,
     ...CUSTOMERS[2],
-    line_items: [{ variant_id: pick(1), quantity: 2 }, { variant_id: pick(2), quantity: 1 }],
+    line_items: [
+      { variant_id: pick(1), quantity: 2 },
+      { variant_id: pick(2), quantity: 1 },
+    ],
   });
   const shipment = await createFulfillment(ctx, {
     merchant_order_id: partial.id,

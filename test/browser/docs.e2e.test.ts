@@ -13,7 +13,13 @@ import { startTestApp, type TestApp } from '../helpers.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-results/screenshots');
 const FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
   '--host-resolver-rules=MAP docs.test 127.0.0.1, MAP * ~NOTFOUND',
 ];
 
@@ -31,7 +37,11 @@ describe('API reference in a browser', () => {
     t = await startTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     origin = `http://docs.test:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'mia-chromium-')), { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'mia-chromium-')), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+    });
     page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(20_000);
     page.on('request', (r) => requested.push(r.url()));
@@ -53,9 +63,11 @@ describe('API reference in a browser', () => {
     await page.locator('h2', { hasText: 'Attach or replace tracking' }).first().waitFor();
 
     const text = await page.locator('#redoc').innerText();
-    for (const operation of ['List orders', 'Get an order', 'Create a fulfillment', 'Apply inventory adjustments', 'List inventory rows']) expect(text).toContain(operation);
+    for (const operation of ['List orders', 'Get an order', 'Create a fulfillment', 'Apply inventory adjustments', 'List inventory rows'])
+      expect(text).toContain(operation);
     // The webhooks section: every event type is an entry of the menu.
-    for (const event of ['order.created', 'fulfillment.updated', 'inventory.updated', 'ping']) await expect(page.locator('[role="menuitem"]', { hasText: event }).count()).resolves.toBeGreaterThan(0);
+    for (const event of ['order.created', 'fulfillment.updated', 'inventory.updated', 'ping'])
+      await expect(page.locator('[role="menuitem"]', { hasText: event }).count()).resolves.toBeGreaterThan(0);
     // The raw document is linked, and every request stayed on this origin.
     await expect(page.locator('a[href="/api/integrations/v1/openapi.json"]').count()).resolves.toBeGreaterThan(0);
     expect(requested.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:'))).toEqual([]);

@@ -19,7 +19,13 @@ const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-results/screenshots');
 const HOST = 'portal.test';
 const FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
   `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,
 ];
 
@@ -53,7 +59,15 @@ function expectOnlyFailedLoads(...statuses: number[]) {
 }
 
 async function order(locationId: string) {
-  return json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, customer: { name: 'Ada Lovelace', email: 'ada@example.com' }, line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder').data;
+  return json(
+    await m.op('POST', '/orders', {
+      fulfillment_location_id: locationId,
+      customer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      line_items: [{ variant_id: variantId, quantity: 1 }],
+    }),
+    201,
+    'createOrder',
+  ).data;
 }
 
 /**
@@ -82,7 +96,14 @@ describe('portal in a browser', () => {
     m = await t.merchant({ locations: 2 });
     json(await m.op('POST', '/users', { email: 'ops@acme.test', password: 'correct horse battery' }), 201, 'createPortalUser');
     // Through connected sync, so the merchant starts without API keys (the portal's empty state).
-    const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Trail Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200, 'syncConnectedSource').data;
+    const sync = json(
+      await m.op('POST', '/connected-sync', {
+        source_name: 'shop',
+        products: [{ external_id: 'p1', title: 'Trail Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }],
+      }),
+      200,
+      'syncConnectedSource',
+    ).data;
     variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as AddressInfo).port;
@@ -90,7 +111,12 @@ describe('portal in a browser', () => {
     loopback = `http://127.0.0.1:${port}`;
     worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }));
     receiver = await startReceiver('/warehouse/webhooks');
-    browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'mia-chromium-')), { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 860 } });
+    browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'mia-chromium-')), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport: { width: 1280, height: 860 },
+    });
     page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(15_000);
     page.on('console', (msg) => {
@@ -263,7 +289,10 @@ describe('portal in a browser', () => {
     await until(() => page.locator('tr[data-delivery]').filter({ hasText: 'order.created' }).count()).toBe(2);
     const rows = page.locator('tr[data-delivery]');
     const originalId = (await rows.nth(1).getAttribute('data-delivery'))!;
-    await rows.first().getByText(`resend of ${originalId.slice(0, 8)}`).waitFor();
+    await rows
+      .first()
+      .getByText(`resend of ${originalId.slice(0, 8)}`)
+      .waitFor();
     expect(await rows.first().getAttribute('data-delivery')).not.toBe(originalId);
     await rows.first().getByText('delivered').waitFor();
     await shot('16-delivery-resent');
@@ -282,7 +311,12 @@ describe('portal in a browser', () => {
     await page.getByText('Endpoint saved.').waitFor();
     await page.getByText('Acme WMS, Location 1 · Location 1').waitFor();
     const saved = json(await m.op('GET', `/webhook-endpoints/${endpointId}`), 200, 'getWebhookEndpoint').data;
-    expect([saved.description, saved.location_ids, saved.events, saved.url]).toEqual(['Acme WMS, Location 1', [m.locations[0]], ['order.created', 'fulfillment.created'], receiver.url]);
+    expect([saved.description, saved.location_ids, saved.events, saved.url]).toEqual([
+      'Acme WMS, Location 1',
+      [m.locations[0]],
+      ['order.created', 'fulfillment.created'],
+      receiver.url,
+    ]);
     // A new action replaces the message; leaving the page drops it.
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText('Test event queued.').waitFor();
@@ -304,7 +338,10 @@ describe('portal in a browser', () => {
     const row = page.locator('tr[data-delivery]').filter({ hasText: 'ping' });
     await row.getByText('failed').waitFor({ timeout: 20_000 });
     await row.getByText(/getaddrinfo ENOTFOUND no-such-host\.invalid/).waitFor();
-    await page.getByTestId('health').getByText(/last failure .*getaddrinfo ENOTFOUND no-such-host\.invalid/).waitFor();
+    await page
+      .getByTestId('health')
+      .getByText(/last failure .*getaddrinfo ENOTFOUND no-such-host\.invalid/)
+      .waitFor();
     await shot('18-dns-failure-log');
     await row.getByRole('link').click();
     const attempt = page.getByRole('article', { name: 'Attempt 1' });
@@ -341,12 +378,19 @@ describe('portal in a browser', () => {
 
     await nav('Overview').click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    const counted = await t.database.db.selectFrom('request_log').select((eb) => [eb.fn.countAll<string>().as('n')]).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();
+    const counted = await t.database.db
+      .selectFrom('request_log')
+      .select((eb) => [eb.fn.countAll<string>().as('n')])
+      .where('merchant_id', '=', m.id)
+      .executeTakeFirstOrThrow();
     await until(() => page.getByTestId('requests-total').textContent()).toBe(String(counted.n));
     await until(() => page.getByTestId('requests-errors').textContent()).toBe('1');
     await page.getByText('Acme 3PL – Location 1').waitFor();
     await page.getByRole('img', { name: /Requests per hour over the last 24 hours/ }).waitFor();
-    await page.getByText(/deliver(y|ies) in 24 h/).first().waitFor();
+    await page
+      .getByText(/deliver(y|ies) in 24 h/)
+      .first()
+      .waitFor();
     await shot('23-overview');
   }, 60_000);
 

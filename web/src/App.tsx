@@ -53,7 +53,12 @@ export function App() {
   }, []);
   useEffect(() => void load(), [load]);
 
-  if (bootError) return <div className="boot"><LoadError error={bootError} retry={load} /></div>;
+  if (bootError)
+    return (
+      <div className="boot">
+        <LoadError error={bootError} retry={load} />
+      </div>
+    );
   if (session === undefined) return <div className="boot">Loading…</div>;
   if (session === null || !shared) return <Login onSignedIn={load} />;
 
@@ -89,16 +94,31 @@ export function App() {
         </div>
         <nav aria-label="Sections">
           {SECTIONS.map(([id, title]) => (
-            <a key={id} href={`/portal/${id}`} className={section === id ? 'active' : ''} aria-current={section === id ? 'page' : undefined} onClick={(e) => { e.preventDefault(); navigate(`/portal/${id}`); }}>{title}</a>
+            <a
+              key={id}
+              href={`/portal/${id}`}
+              className={section === id ? 'active' : ''}
+              aria-current={section === id ? 'page' : undefined}
+              onClick={(e) => {
+                e.preventDefault();
+                navigate(`/portal/${id}`);
+              }}
+            >
+              {title}
+            </a>
           ))}
         </nav>
         <div className="user">
           <span className="email">{session.user.email}</span>
-          <button className="link" onClick={signOut}>Sign out</button>
+          <button className="link" onClick={signOut}>
+            Sign out
+          </button>
         </div>
       </header>
       {/* Keyed by path: a page's messages and forms do not outlive it. */}
-      <main className="content" key={pathname}>{page}</main>
+      <main className="content" key={pathname}>
+        {page}
+      </main>
     </div>
   );
 }
@@ -132,16 +152,52 @@ function Login({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <div className="login">
       <form className="card login-card" onSubmit={submit} noValidate>
-        <div className="brand big"><span className="logo" aria-hidden="true" /> Merchant portal</div>
+        <div className="brand big">
+          <span className="logo" aria-hidden="true" /> Merchant portal
+        </div>
         <p className="muted">Manage the API keys and webhook endpoints your warehouse and other integrations use, and see what they do.</p>
-        <label>Email<input type="email" name="email" autoComplete="username" value={email} aria-invalid={!!fields.email} aria-describedby="email-error" onChange={(e) => { setEmail(e.target.value); setFields({ ...fields, email: '' }); }} required />
+        <label>
+          Email
+          <input
+            type="email"
+            name="email"
+            autoComplete="username"
+            value={email}
+            aria-invalid={!!fields.email}
+            aria-describedby="email-error"
+            onChange={(e) => {
+              setEmail(e.target.value);
+              setFields({ ...fields, email: '' });
+            }}
+            required
+          />
           <FieldMessage id="email-error" text={fields.email} />
         </label>
-        <label>Password<input type="password" name="password" autoComplete="current-password" value={password} aria-invalid={!!fields.password} aria-describedby="password-error" onChange={(e) => { setPassword(e.target.value); setFields({ ...fields, password: '' }); }} required />
+        <label>
+          Password
+          <input
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            value={password}
+            aria-invalid={!!fields.password}
+            aria-describedby="password-error"
+            onChange={(e) => {
+              setPassword(e.target.value);
+              setFields({ ...fields, password: '' });
+            }}
+            required
+          />
           <FieldMessage id="password-error" text={fields.password} />
         </label>
-        {error && <p className="error" role="alert">{error}</p>}
-        <button className="primary" type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button className="primary" type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
     </div>
   );

@@ -4,10 +4,26 @@ import { CodeBadge, CopyButton, LoadError, StatusBadge, useFlash, useLoad } from
 
 /** One delivery: every attempt with its answer, and the exact request sent, to debug a receiver. */
 export function DeliveryPage({ endpointId, deliveryId, navigate }: Shared & { endpointId: string; deliveryId: string }) {
-  const { data: d, error, reload } = useLoad(() => api<DeliveryDetail>('GET', `/webhook-endpoints/${endpointId}/deliveries/${deliveryId}`), [endpointId, deliveryId]);
+  const {
+    data: d,
+    error,
+    reload,
+  } = useLoad(() => api<DeliveryDetail>('GET', `/webhook-endpoints/${endpointId}/deliveries/${deliveryId}`), [endpointId, deliveryId]);
   const flash = useFlash();
-  const back = <p><Link to={`/portal/webhooks/${endpointId}`} navigate={navigate}>← Endpoint and delivery log</Link></p>;
-  if (error) return <>{back}<LoadError error={error} retry={reload} /></>;
+  const back = (
+    <p>
+      <Link to={`/portal/webhooks/${endpointId}`} navigate={navigate}>
+        ← Endpoint and delivery log
+      </Link>
+    </p>
+  );
+  if (error)
+    return (
+      <>
+        {back}
+        <LoadError error={error} retry={reload} />
+      </>
+    );
   if (!d) return <p className="muted">Loading…</p>;
   const resend = async () => {
     flash.clear();
@@ -23,27 +39,47 @@ export function DeliveryPage({ endpointId, deliveryId, navigate }: Shared & { en
       {back}
       <div className="page-head">
         <div>
-          <h1>Delivery <code>{d.id.slice(0, 8)}</code></h1>
+          <h1>
+            Delivery <code>{d.id.slice(0, 8)}</code>
+          </h1>
           <p className="muted break">
             {d.event_type} · event <code>{d.event_id}</code> · to {d.endpoint.url} · <StatusBadge status={d.status} />
             {d.next_attempt_at && <> · next retry {when(d.next_attempt_at)}</>}
           </p>
-          {d.resent_from && <p className="small">Resend of <Link to={`/portal/webhooks/${endpointId}/deliveries/${d.resent_from}`} navigate={navigate}><code>{d.resent_from.slice(0, 8)}</code></Link></p>}
+          {d.resent_from && (
+            <p className="small">
+              Resend of{' '}
+              <Link to={`/portal/webhooks/${endpointId}/deliveries/${d.resent_from}`} navigate={navigate}>
+                <code>{d.resent_from.slice(0, 8)}</code>
+              </Link>
+            </p>
+          )}
         </div>
-        <div className="buttons"><button onClick={resend}>Resend</button><button onClick={() => flash.run(reload)}>Refresh</button></div>
+        <div className="buttons">
+          <button onClick={resend}>Resend</button>
+          <button onClick={() => flash.run(reload)}>Refresh</button>
+        </div>
       </div>
       {flash.view}
       {d.attempts_log.length === 0 ? (
-        <div className="card"><p className="muted">No attempt yet: the worker sends it within seconds. Refresh to see it.</p></div>
+        <div className="card">
+          <p className="muted">No attempt yet: the worker sends it within seconds. Refresh to see it.</p>
+        </div>
       ) : (
         d.attempts_log.map((a) => (
           <article className="card attempt" key={a.id} aria-label={`Attempt ${a.attempt}`}>
             <div className="attempt-head">
               <h2>Attempt {a.attempt}</h2>
               <CodeBadge code={a.status_code} />
-              <span className="muted small">{whenExact(a.created_at)} · {a.duration_ms} ms</span>
+              <span className="muted small">
+                {whenExact(a.created_at)} · {a.duration_ms} ms
+              </span>
             </div>
-            {a.error && <p className="error-text"><strong>Error:</strong> <code>{a.error}</code></p>}
+            {a.error && (
+              <p className="error-text">
+                <strong>Error:</strong> <code>{a.error}</code>
+              </p>
+            )}
             {a.response_excerpt !== null && (
               <>
                 <h3>Response body (first 1 KiB)</h3>
@@ -53,8 +89,13 @@ export function DeliveryPage({ endpointId, deliveryId, navigate }: Shared & { en
             {a.request ? (
               <details>
                 <summary>Request sent (headers and body, signature included)</summary>
-                <pre className="code" id={`request-${a.id}`}>{`POST ${a.request.url}\n${Object.entries(a.request.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${a.request.body}`}</pre>
-                <div className="buttons"><CopyButton text={a.request.body} label="Copy body" /><CopyButton text={a.request.headers['x-service-webhook-signature'] ?? ''} label="Copy signature" /></div>
+                <pre className="code" id={`request-${a.id}`}>{`POST ${a.request.url}\n${Object.entries(a.request.headers)
+                  .map(([k, v]) => `${k}: ${v}`)
+                  .join('\n')}\n\n${a.request.body}`}</pre>
+                <div className="buttons">
+                  <CopyButton text={a.request.body} label="Copy body" />
+                  <CopyButton text={a.request.headers['x-service-webhook-signature'] ?? ''} label="Copy signature" />
+                </div>
               </details>
             ) : (
               <p className="muted small">The request of this attempt was not recorded.</p>

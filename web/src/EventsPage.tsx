@@ -8,7 +8,12 @@ export function EventsPage({ meta, navigate }: Shared) {
   const [type, setType] = useState('');
   const [older, setOlder] = useState<LoggedEvent[]>([]);
   const [moreError, setMoreError] = useState('');
-  const { data: page, error, reload, setData } = useLoad(async () => {
+  const {
+    data: page,
+    error,
+    reload,
+    setData,
+  } = useLoad(async () => {
     setOlder([]);
     return apiPage<LoggedEvent>(`/events${type ? `?type=${type}` : ''}`);
   }, [type]);
@@ -32,16 +37,32 @@ export function EventsPage({ meta, navigate }: Shared) {
         </div>
       </div>
       <div className="filters" role="group" aria-label="Filters">
-        <label>Type
+        <label>
+          Type
           <select value={type} onChange={(e) => setType(e.target.value)}>
             <option value="">All types</option>
-            {[...meta.event_types, 'ping'].map((t) => <option key={t} value={t}>{t}</option>)}
+            {[...meta.event_types, 'ping'].map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
           </select>
         </label>
       </div>
-      {moreError && <p className="error-banner" role="alert">{moreError}</p>}
-      {error ? <LoadError error={error} retry={reload} /> : page === null ? <p className="muted">Loading…</p> : events.length === 0 ? (
-        <div className="empty card"><h2>No events</h2><p>Events appear when orders, fulfillments, inventory or your catalog change.</p></div>
+      {moreError && (
+        <p className="error-banner" role="alert">
+          {moreError}
+        </p>
+      )}
+      {error ? (
+        <LoadError error={error} retry={reload} />
+      ) : page === null ? (
+        <p className="muted">Loading…</p>
+      ) : events.length === 0 ? (
+        <div className="empty card">
+          <h2>No events</h2>
+          <p>Events appear when orders, fulfillments, inventory or your catalog change.</p>
+        </div>
       ) : (
         <div className="event-list">
           {events.map((e) => (
@@ -49,15 +70,24 @@ export function EventsPage({ meta, navigate }: Shared) {
               <summary>
                 <span className="chip">{e.type}</span>
                 <span className="muted small">{whenExact(e.created_at)}</span>
-                <span className="small">{e.deliveries.length === 0 ? 'no endpoint' : `${e.deliveries.length} deliver${e.deliveries.length === 1 ? 'y' : 'ies'}`}</span>
+                <span className="small">
+                  {e.deliveries.length === 0 ? 'no endpoint' : `${e.deliveries.length} deliver${e.deliveries.length === 1 ? 'y' : 'ies'}`}
+                </span>
                 <code className="small muted">{e.id}</code>
               </summary>
               {e.deliveries.length > 0 && (
                 <ul className="delivery-list">
                   {e.deliveries.map((d) => (
                     <li key={d.id}>
-                      <StatusBadge status={d.status} /> <Link to={`/portal/webhooks/${d.endpoint_id}/deliveries/${d.id}`} navigate={navigate}>{d.endpoint_url}</Link>
-                      <span className="muted small"> · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}{d.last_status_code !== null ? ` · last HTTP ${d.last_status_code}` : ''}</span>
+                      <StatusBadge status={d.status} />{' '}
+                      <Link to={`/portal/webhooks/${d.endpoint_id}/deliveries/${d.id}`} navigate={navigate}>
+                        {d.endpoint_url}
+                      </Link>
+                      <span className="muted small">
+                        {' '}
+                        · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
+                        {d.last_status_code !== null ? ` · last HTTP ${d.last_status_code}` : ''}
+                      </span>
                     </li>
                   ))}
                 </ul>
@@ -65,7 +95,11 @@ export function EventsPage({ meta, navigate }: Shared) {
               <pre className="code">{JSON.stringify(e.payload, null, 2)}</pre>
             </details>
           ))}
-          {page.next_before && <div className="more"><button onClick={loadOlder}>Older events</button></div>}
+          {page.next_before && (
+            <div className="more">
+              <button onClick={loadOlder}>Older events</button>
+            </div>
+          )}
         </div>
       )}
     </section>

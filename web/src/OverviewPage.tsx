@@ -20,19 +20,49 @@ export function OverviewPage({ navigate }: Shared) {
         <div className="card">
           <h2>API requests, last 24 hours</h2>
           <div className="stats">
-            <div><span className="stat" data-testid="requests-total">{requests.total}</span><span className="muted small">requests</span></div>
-            <div><span className="stat" data-testid="requests-errors">{requests.errors}</span><span className="muted small">errors (4xx, 5xx)</span></div>
-            <div><span className={`stat ${requests.error_rate > 0.05 ? 'danger-text' : ''}`} data-testid="error-rate">{percent(requests.total ? requests.error_rate : null)}</span><span className="muted small">error rate</span></div>
+            <div>
+              <span className="stat" data-testid="requests-total">
+                {requests.total}
+              </span>
+              <span className="muted small">requests</span>
+            </div>
+            <div>
+              <span className="stat" data-testid="requests-errors">
+                {requests.errors}
+              </span>
+              <span className="muted small">errors (4xx, 5xx)</span>
+            </div>
+            <div>
+              <span className={`stat ${requests.error_rate > 0.05 ? 'danger-text' : ''}`} data-testid="error-rate">
+                {percent(requests.total ? requests.error_rate : null)}
+              </span>
+              <span className="muted small">error rate</span>
+            </div>
           </div>
           <RequestChart hours={requests.hours} />
-          <p className="small"><Link to="/portal/requests?status_class=errors" navigate={navigate}>See failed requests →</Link></p>
+          <p className="small">
+            <Link to="/portal/requests?status_class=errors" navigate={navigate}>
+              See failed requests →
+            </Link>
+          </p>
         </div>
         <div className="card">
           <h2>API keys</h2>
-          {data.keys.length === 0 ? <p className="muted">No active keys. <Link to="/portal/keys" navigate={navigate}>Create one</Link>.</p> : (
+          {data.keys.length === 0 ? (
+            <p className="muted">
+              No active keys.{' '}
+              <Link to="/portal/keys" navigate={navigate}>
+                Create one
+              </Link>
+              .
+            </p>
+          ) : (
             <ul className="plain">
               {data.keys.map((k) => (
-                <li key={k.id}><strong>{k.label}</strong> <code className="muted">{k.prefix}…</code><span className="muted small"> · last used {k.last_used_at ? when(k.last_used_at) : 'never'}</span></li>
+                <li key={k.id}>
+                  <strong>{k.label}</strong> <code className="muted">{k.prefix}…</code>
+                  <span className="muted small"> · last used {k.last_used_at ? when(k.last_used_at) : 'never'}</span>
+                </li>
               ))}
             </ul>
           )}
@@ -40,23 +70,45 @@ export function OverviewPage({ navigate }: Shared) {
       </div>
       <div className="card">
         <h2>Webhook endpoints</h2>
-        {data.endpoints.length === 0 ? <p className="muted">No endpoints. <Link to="/portal/webhooks" navigate={navigate}>Add one</Link>.</p> : (
+        {data.endpoints.length === 0 ? (
+          <p className="muted">
+            No endpoints.{' '}
+            <Link to="/portal/webhooks" navigate={navigate}>
+              Add one
+            </Link>
+            .
+          </p>
+        ) : (
           <ul className="plain">
             {data.endpoints.map((e) => (
-              <li key={e.id}><Link to={`/portal/webhooks/${e.id}`} navigate={navigate} className="break">{e.url}</Link> <StatusBadge status={e.status} /><HealthLine health={e.health} /></li>
+              <li key={e.id}>
+                <Link to={`/portal/webhooks/${e.id}`} navigate={navigate} className="break">
+                  {e.url}
+                </Link>{' '}
+                <StatusBadge status={e.status} />
+                <HealthLine health={e.health} />
+              </li>
             ))}
           </ul>
         )}
       </div>
       <div className="card">
         <h2>Failing deliveries</h2>
-        {data.failing_deliveries.length === 0 ? <p className="muted">None: every recent delivery succeeded or is still on its first try.</p> : (
+        {data.failing_deliveries.length === 0 ? (
+          <p className="muted">None: every recent delivery succeeded or is still on its first try.</p>
+        ) : (
           <DataTable head={['Delivery', 'Type', 'Endpoint', 'Status', 'Attempts', 'Last answer']}>
             {data.failing_deliveries.map((d) => (
               <tr key={d.id}>
-                <td data-label="Delivery"><Link to={`/portal/webhooks/${d.endpoint.id}/deliveries/${d.id}`} navigate={navigate}><code>{d.id.slice(0, 8)}</code></Link></td>
+                <td data-label="Delivery">
+                  <Link to={`/portal/webhooks/${d.endpoint.id}/deliveries/${d.id}`} navigate={navigate}>
+                    <code>{d.id.slice(0, 8)}</code>
+                  </Link>
+                </td>
                 <td data-label="Type">{d.event_type}</td>
-                <td data-label="Endpoint" className="break">{d.endpoint.url}</td>
+                <td data-label="Endpoint" className="break">
+                  {d.endpoint.url}
+                </td>
                 <DeliveryOutcomeCells delivery={d} answerLabel="Last answer" />
               </tr>
             ))}
@@ -87,8 +139,12 @@ function RequestChart({ hours }: { hours: Overview['requests']['hours'] }) {
         );
       })}
       <line x1="0" x2={w} y1={h + 0.5} y2={h + 0.5} className="axis" />
-      <text x="0" y={h + 11} className="axis-label">24 h ago</text>
-      <text x={w} y={h + 11} className="axis-label" textAnchor="end">now</text>
+      <text x="0" y={h + 11} className="axis-label">
+        24 h ago
+      </text>
+      <text x={w} y={h + 11} className="axis-label" textAnchor="end">
+        now
+      </text>
     </svg>
   );
 }

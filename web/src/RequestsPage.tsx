@@ -3,7 +3,13 @@ import { api, apiPage, ApiError, whenExact, type ApiKey, type LoggedRequest } fr
 import { Link, type Shared } from './shared.tsx';
 import { CodeBadge, CopyButton, FieldMessage, LoadError, useLoad } from './ui.tsx';
 
-const CLASSES = [['', 'All statuses'], ['2xx', '2xx success'], ['4xx', '4xx client errors'], ['5xx', '5xx server errors'], ['errors', 'All errors']] as const;
+const CLASSES = [
+  ['', 'All statuses'],
+  ['2xx', '2xx success'],
+  ['4xx', '4xx client errors'],
+  ['5xx', '5xx server errors'],
+  ['errors', 'All errors'],
+] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The API request log: what the merchant's keys did, newest first, with the problem body on click. */
@@ -13,7 +19,12 @@ export function RequestsPage({ meta, navigate, requestId, search }: Shared & { r
   const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v)).toString();
   const { data: keys } = useLoad(() => api<ApiKey[]>('GET', '/api-keys'), []);
   const [older, setOlder] = useState<LoggedRequest[]>([]);
-  const { data: page, error, reload, setData } = useLoad(async () => {
+  const {
+    data: page,
+    error,
+    reload,
+    setData,
+  } = useLoad(async () => {
     setOlder([]);
     return apiPage<LoggedRequest>(`/request-log?${query}`);
   }, [query]);
@@ -48,54 +59,111 @@ export function RequestsPage({ meta, navigate, requestId, search }: Shared & { r
       <div className="page-head">
         <div>
           <h1>Request log</h1>
-          <p className="muted">Requests your API keys made in the last {meta.request_log_retention_days} days, newest first. Click a request for its details and error body.</p>
+          <p className="muted">
+            Requests your API keys made in the last {meta.request_log_retention_days} days, newest first. Click a request for its details and error body.
+          </p>
         </div>
       </div>
       <form className="card find" onSubmit={submitFind} noValidate aria-label="Find a request">
-        <label className="field">Find a request by its X-Request-Id
+        <label className="field">
+          Find a request by its X-Request-Id
           <span className="find-row">
-            <input name="request_id" value={find} placeholder="e.g. 3f2b8c1e-5d4a-4c1b-9e7f-0a1b2c3d4e5f" aria-invalid={!!findError} aria-describedby="find-error" onChange={(e) => { setFind(e.target.value); setFindError(''); }} />
-            <button className="primary" type="submit">Find</button>
+            <input
+              name="request_id"
+              value={find}
+              placeholder="e.g. 3f2b8c1e-5d4a-4c1b-9e7f-0a1b2c3d4e5f"
+              aria-invalid={!!findError}
+              aria-describedby="find-error"
+              onChange={(e) => {
+                setFind(e.target.value);
+                setFindError('');
+              }}
+            />
+            <button className="primary" type="submit">
+              Find
+            </button>
           </span>
           <FieldMessage id="find-error" text={findError} />
         </label>
       </form>
       {requestId && <RequestDetail requestId={requestId} navigate={navigate} search={search} />}
       <div className="filters" role="group" aria-label="Filters">
-        <label>Key
+        <label>
+          Key
           <select value={filters.key_id} onChange={(e) => go({ key_id: e.target.value })}>
             <option value="">All keys</option>
-            {(keys ?? []).map((k) => <option key={k.id} value={k.id}>{k.label} ({k.prefix}…)</option>)}
+            {(keys ?? []).map((k) => (
+              <option key={k.id} value={k.id}>
+                {k.label} ({k.prefix}…)
+              </option>
+            ))}
           </select>
         </label>
-        <label>Status
+        <label>
+          Status
           <select value={filters.status_class} onChange={(e) => go({ status_class: e.target.value })}>
-            {CLASSES.map(([v, t]) => <option key={v} value={v}>{t}</option>)}
+            {CLASSES.map(([v, t]) => (
+              <option key={v} value={v}>
+                {t}
+              </option>
+            ))}
           </select>
         </label>
         <PathFilter value={filters.path} onChange={(path) => go({ path })} />
       </div>
-      {error ? <LoadError error={error} retry={reload} /> : page === null ? <p className="muted">Loading…</p> : rows.length === 0 ? (
-        <div className="empty card"><h2>No requests</h2><p>{query ? 'No request matches these filters.' : 'Requests made with your API keys appear here within a second or two.'}</p></div>
+      {error ? (
+        <LoadError error={error} retry={reload} />
+      ) : page === null ? (
+        <p className="muted">Loading…</p>
+      ) : rows.length === 0 ? (
+        <div className="empty card">
+          <h2>No requests</h2>
+          <p>{query ? 'No request matches these filters.' : 'Requests made with your API keys appear here within a second or two.'}</p>
+        </div>
       ) : (
         <div className="table-wrap card">
           <table className="requests">
-            <thead><tr><th>Time</th><th>Key</th><th>Request</th><th>Status</th><th>Error</th><th>Duration</th><th>Request id</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Time</th>
+                <th>Key</th>
+                <th>Request</th>
+                <th>Status</th>
+                <th>Error</th>
+                <th>Duration</th>
+                <th>Request id</th>
+              </tr>
+            </thead>
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id} className={r.request_id === requestId ? 'selected' : ''}>
                   <td data-label="Time">{whenExact(r.created_at)}</td>
                   <td data-label="Key">{r.api_key.label}</td>
-                  <td data-label="Request" className="break"><code>{r.method} {r.path}{r.query ? `?${r.query}` : ''}</code></td>
-                  <td data-label="Status"><CodeBadge code={r.status} /></td>
+                  <td data-label="Request" className="break">
+                    <code>
+                      {r.method} {r.path}
+                      {r.query ? `?${r.query}` : ''}
+                    </code>
+                  </td>
+                  <td data-label="Status">
+                    <CodeBadge code={r.status} />
+                  </td>
                   <td data-label="Error">{r.error_code ?? '—'}</td>
                   <td data-label="Duration">{r.duration_ms} ms</td>
-                  <td data-label="Request id"><Link to={`/portal/requests/${r.request_id}${search ? `?${search}` : ''}`} navigate={navigate}><code>{r.request_id.slice(0, 8)}</code></Link></td>
+                  <td data-label="Request id">
+                    <Link to={`/portal/requests/${r.request_id}${search ? `?${search}` : ''}`} navigate={navigate}>
+                      <code>{r.request_id.slice(0, 8)}</code>
+                    </Link>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
-          {page.next_before && <div className="more"><button onClick={loadOlder}>Older requests</button></div>}
+          {page.next_before && (
+            <div className="more">
+              <button onClick={loadOlder}>Older requests</button>
+            </div>
+          )}
         </div>
       )}
     </section>
@@ -105,9 +173,19 @@ export function RequestsPage({ meta, navigate, requestId, search }: Shared & { r
 function PathFilter({ value, onChange }: { value: string; onChange: (v: string) => void }) {
   const [text, setText] = useState(value);
   return (
-    <form onSubmit={(e) => { e.preventDefault(); onChange(text.trim()); }} className="path-filter">
-      <label>Path contains
-        <span className="find-row"><input name="path" value={text} placeholder="/orders" onChange={(e) => setText(e.target.value)} /><button type="submit">Filter</button></span>
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        onChange(text.trim());
+      }}
+      className="path-filter"
+    >
+      <label>
+        Path contains
+        <span className="find-row">
+          <input name="path" value={text} placeholder="/orders" onChange={(e) => setText(e.target.value)} />
+          <button type="submit">Filter</button>
+        </span>
       </label>
     </form>
   );
@@ -120,8 +198,14 @@ function RequestDetail({ requestId, navigate, search }: { requestId: string; nav
     const missing = error instanceof ApiError && error.status === 404;
     return (
       <div className="card" role="alert">
-        <p className="error-text">{missing ? `No request ${requestId} in your log. It may be older than the retention period, made by another merchant's key, or not made with an API key.` : 'Could not load the request. Try again.'}</p>
-        <button className="link" onClick={close}>Close</button>
+        <p className="error-text">
+          {missing
+            ? `No request ${requestId} in your log. It may be older than the retention period, made by another merchant's key, or not made with an API key.`
+            : 'Could not load the request. Try again.'}
+        </p>
+        <button className="link" onClick={close}>
+          Close
+        </button>
       </div>
     );
   }
@@ -129,22 +213,42 @@ function RequestDetail({ requestId, navigate, search }: { requestId: string; nav
   return (
     <article className="card request-detail" aria-label="Request details">
       <div className="attempt-head">
-        <h2><code>{r.method} {r.path}</code></h2>
+        <h2>
+          <code>
+            {r.method} {r.path}
+          </code>
+        </h2>
         <CodeBadge code={r.status} />
-        <button className="link" onClick={close}>Close</button>
+        <button className="link" onClick={close}>
+          Close
+        </button>
       </div>
       <dl className="facts">
-        <dt>Request id</dt><dd><code id="detail-request-id">{r.request_id}</code> <CopyButton text={r.request_id} targetId="detail-request-id" /></dd>
-        <dt>Time</dt><dd>{whenExact(r.created_at)}</dd>
-        <dt>Key</dt><dd>{r.api_key.label} (<code>{r.api_key.prefix}…</code>)</dd>
-        <dt>Query</dt><dd><code>{r.query ?? '—'}</code></dd>
-        <dt>Duration</dt><dd>{r.duration_ms} ms</dd>
-        <dt>Error code</dt><dd>{r.error_code ?? '—'}</dd>
+        <dt>Request id</dt>
+        <dd>
+          <code id="detail-request-id">{r.request_id}</code> <CopyButton text={r.request_id} targetId="detail-request-id" />
+        </dd>
+        <dt>Time</dt>
+        <dd>{whenExact(r.created_at)}</dd>
+        <dt>Key</dt>
+        <dd>
+          {r.api_key.label} (<code>{r.api_key.prefix}…</code>)
+        </dd>
+        <dt>Query</dt>
+        <dd>
+          <code>{r.query ?? '—'}</code>
+        </dd>
+        <dt>Duration</dt>
+        <dd>{r.duration_ms} ms</dd>
+        <dt>Error code</dt>
+        <dd>{r.error_code ?? '—'}</dd>
       </dl>
       {r.problem ? (
         <>
           <h3>Problem body returned</h3>
-          <pre className="code" data-testid="problem-body">{JSON.stringify(r.problem, null, 2)}</pre>
+          <pre className="code" data-testid="problem-body">
+            {JSON.stringify(r.problem, null, 2)}
+          </pre>
         </>
       ) : (
         <p className="muted">The request succeeded; only errors keep their body.</p>
@@ -152,4 +256,3 @@ function RequestDetail({ requestId, navigate, search }: { requestId: string; nav
     </article>
   );
 }
-

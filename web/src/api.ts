@@ -2,15 +2,51 @@
 // details turned into errors with a human message per field. Response types come from the
 // backend's route schemas (src/portal/schemas.ts), imported as types only.
 import type {
-  ApiKey, DeliveryDetail, EndpointWithHealth, FailingDelivery, Location, LoggedEvent, LoggedRequest, Meta, NewApiKey, NewEndpoint, Overview, PortalDelivery, SessionInfo,
+  ApiKey,
+  DeliveryDetail,
+  EndpointWithHealth,
+  FailingDelivery,
+  Location,
+  LoggedEvent,
+  LoggedRequest,
+  Meta,
+  NewApiKey,
+  NewEndpoint,
+  Overview,
+  PortalDelivery,
+  SessionInfo,
 } from '../../src/portal/schemas.ts';
 import type { FieldError } from '../../src/http/errors.ts';
 
-export type { ApiKey, DeliveryDetail, EndpointWithHealth, FailingDelivery, Location, LoggedEvent, LoggedRequest, Meta, NewApiKey, NewEndpoint, Overview, PortalDelivery, SessionInfo };
+export type {
+  ApiKey,
+  DeliveryDetail,
+  EndpointWithHealth,
+  FailingDelivery,
+  Location,
+  LoggedEvent,
+  LoggedRequest,
+  Meta,
+  NewApiKey,
+  NewEndpoint,
+  Overview,
+  PortalDelivery,
+  SessionInfo,
+};
 
 const FIELD_NAMES: Record<string, string> = {
-  label: 'Label', scopes: 'Scopes', location_ids: 'Locations', url: 'URL', events: 'Events', description: 'Description', email: 'Email', password: 'Password',
-  path: 'Path', request_id: 'Request id', key_id: 'Key', status_class: 'Status',
+  label: 'Label',
+  scopes: 'Scopes',
+  location_ids: 'Locations',
+  url: 'URL',
+  events: 'Events',
+  description: 'Description',
+  email: 'Email',
+  password: 'Password',
+  path: 'Path',
+  request_id: 'Request id',
+  key_id: 'Key',
+  status_class: 'Status',
 };
 
 /** A sentence a person can act on, whatever the validator said. */
@@ -49,8 +85,12 @@ export class ApiError extends Error {
     const fields: Record<string, string> = {};
     for (const e of body.errors ?? []) fields[e.path.split('/')[1] ?? ''] ??= humanFieldMessage(e);
     const message =
-      body.code === 'validation_failed' ? (Object.keys(fields).length ? 'Check the highlighted fields.' : 'Some values are not valid.')
-        : status === 0 ? 'The server could not be reached. Check your connection and try again.'
+      body.code === 'validation_failed'
+        ? Object.keys(fields).length
+          ? 'Check the highlighted fields.'
+          : 'Some values are not valid.'
+        : status === 0
+          ? 'The server could not be reached. Check your connection and try again.'
           : (body.detail ?? `Something went wrong (HTTP ${status}). Try again.`);
     super(message);
     this.status = status;

@@ -11,20 +11,35 @@ export interface Shared {
   navigate: (to: string) => void;
 }
 
-export function LocationChooser(props: { locations: Location[]; value: string[] | null; onChange: (v: string[] | null) => void; error?: string; name: string }) {
+export function LocationChooser(props: {
+  locations: Location[];
+  value: string[] | null;
+  onChange: (v: string[] | null) => void;
+  error?: string;
+  name: string;
+}) {
   const specific = props.value !== null;
   return (
     <fieldset className="field" aria-describedby={`${props.name}-locations-error`}>
       <legend>Locations</legend>
       <div>
-        <label className="inline"><input type="radio" name={`${props.name}-scope`} checked={!specific} onChange={() => props.onChange(null)} /> All locations</label>
-        <label className="inline"><input type="radio" name={`${props.name}-scope`} checked={specific} onChange={() => props.onChange([])} /> Specific locations</label>
+        <label className="inline">
+          <input type="radio" name={`${props.name}-scope`} checked={!specific} onChange={() => props.onChange(null)} /> All locations
+        </label>
+        <label className="inline">
+          <input type="radio" name={`${props.name}-scope`} checked={specific} onChange={() => props.onChange([])} /> Specific locations
+        </label>
       </div>
       {specific && (
         <div className="checks">
           {props.locations.map((l) => (
             <label key={l.id} className="inline">
-              <input type="checkbox" checked={props.value!.includes(l.id)} onChange={(e) => props.onChange(e.target.checked ? [...props.value!, l.id] : props.value!.filter((x) => x !== l.id))} /> {l.name}
+              <input
+                type="checkbox"
+                checked={props.value!.includes(l.id)}
+                onChange={(e) => props.onChange(e.target.checked ? [...props.value!, l.id] : props.value!.filter((x) => x !== l.id))}
+              />{' '}
+              {l.name}
             </label>
           ))}
         </div>
@@ -41,5 +56,17 @@ export const locationNames = (ids: string[] | null, locations: Location[]) =>
   ids === null ? 'All locations' : ids.map((id) => locations.find((l) => l.id === id)?.name ?? id.slice(0, 8)).join(', ');
 
 export function Link({ to, navigate, children, className }: { to: string; navigate: (to: string) => void; children: ReactNode; className?: string }) {
-  return <a href={to} className={className} onClick={(e) => { if (e.metaKey || e.ctrlKey) return; e.preventDefault(); navigate(to); }}>{children}</a>;
+  return (
+    <a
+      href={to}
+      className={className}
+      onClick={(e) => {
+        if (e.metaKey || e.ctrlKey) return;
+        e.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
 }

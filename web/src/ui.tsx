@@ -20,7 +20,9 @@ export function CopyButton({ text, label = 'Copy', targetId }: { text: string; l
   };
   return (
     <span className="copy">
-      <button type="button" onClick={copy}>{state === 'copied' ? 'Copied ✓' : label}</button>
+      <button type="button" onClick={copy}>
+        {state === 'copied' ? 'Copied ✓' : label}
+      </button>
       <span className={`copy-status ${state}`} role="status" aria-live="polite">
         {state === 'copied' ? 'Copied to the clipboard.' : state === 'failed' ? 'Could not copy: the text is selected, press Ctrl+C (⌘C on a Mac).' : ''}
       </span>
@@ -35,24 +37,23 @@ export function useFlash() {
   const fail = useCallback((err: unknown) => setFlash({ kind: 'error', text: failureText(err) }), []);
   const clear = useCallback(() => setFlash(null), []);
   /** Runs an action: clears the old message, shows success or the failure. */
-  const run = useCallback(
-    async (action: () => Promise<unknown>, success?: string) => {
-      setFlash(null);
-      try {
-        await action();
-        if (success) setFlash({ kind: 'ok', text: success });
-        return true;
-      } catch (err) {
-        setFlash({ kind: 'error', text: failureText(err) });
-        return false;
-      }
-    },
-    [],
-  );
+  const run = useCallback(async (action: () => Promise<unknown>, success?: string) => {
+    setFlash(null);
+    try {
+      await action();
+      if (success) setFlash({ kind: 'ok', text: success });
+      return true;
+    } catch (err) {
+      setFlash({ kind: 'error', text: failureText(err) });
+      return false;
+    }
+  }, []);
   const view = flash ? (
     <p className={flash.kind === 'ok' ? 'notice' : 'error-banner'} role={flash.kind === 'ok' ? 'status' : 'alert'}>
       {flash.text}
-      <button type="button" className="link dismiss" aria-label="Dismiss message" onClick={clear}>×</button>
+      <button type="button" className="link dismiss" aria-label="Dismiss message" onClick={clear}>
+        ×
+      </button>
     </p>
   ) : null;
   return { ok, fail, clear, run, view };
@@ -60,13 +61,20 @@ export function useFlash() {
 
 export function FieldMessage({ id, text }: { id: string; text?: string }) {
   // Always rendered so screen readers announce the message when it appears.
-  return <span id={id} className="field-error" role="alert" aria-live="assertive">{text ?? ''}</span>;
+  return (
+    <span id={id} className="field-error" role="alert" aria-live="assertive">
+      {text ?? ''}
+    </span>
+  );
 }
 
 export function LoadError({ error, retry }: { error: unknown; retry: () => void }) {
   return (
     <div className="error-banner" role="alert">
-      Could not load this page: {failureText(error)} <button type="button" className="small" onClick={retry}>Retry</button>
+      Could not load this page: {failureText(error)}{' '}
+      <button type="button" className="small" onClick={retry}>
+        Retry
+      </button>
     </div>
   );
 }
@@ -74,8 +82,13 @@ export function LoadError({ error, retry }: { error: unknown; retry: () => void 
 export function Confirm({ text, action, onConfirm, onCancel }: { text: ReactNode; action: string; onConfirm: () => void; onCancel: () => void }) {
   return (
     <span className="confirm" role="group" aria-label="Confirm">
-      {text} <button type="button" className="danger" onClick={onConfirm}>{action}</button>
-      <button type="button" className="link" onClick={onCancel}>Cancel</button>
+      {text}{' '}
+      <button type="button" className="danger" onClick={onConfirm}>
+        {action}
+      </button>
+      <button type="button" className="link" onClick={onCancel}>
+        Cancel
+      </button>
     </span>
   );
 }
@@ -90,7 +103,13 @@ export function DataTable({ className, head, children }: { className?: string; h
   return (
     <div className="table-wrap">
       <table className={className}>
-        <thead><tr>{head.map((h, i) => <th key={i}>{h}</th>)}</tr></thead>
+        <thead>
+          <tr>
+            {head.map((h, i) => (
+              <th key={i}>{h}</th>
+            ))}
+          </tr>
+        </thead>
         <tbody>{children}</tbody>
       </table>
     </div>
@@ -98,12 +117,22 @@ export function DataTable({ className, head, children }: { className?: string; h
 }
 
 /** A delivery's status, attempts and last answer (status code, else error), as cells of a table row. */
-export function DeliveryOutcomeCells({ delivery: d, answerLabel }: { delivery: { status: string; attempts: number; last_status_code: number | null; last_error: string | null }; answerLabel: string }) {
+export function DeliveryOutcomeCells({
+  delivery: d,
+  answerLabel,
+}: {
+  delivery: { status: string; attempts: number; last_status_code: number | null; last_error: string | null };
+  answerLabel: string;
+}) {
   return (
     <>
-      <td data-label="Status"><StatusBadge status={d.status} /></td>
+      <td data-label="Status">
+        <StatusBadge status={d.status} />
+      </td>
       <td data-label="Attempts">{d.attempts}</td>
-      <td data-label={answerLabel} className="break">{d.last_status_code ?? d.last_error ?? '—'}</td>
+      <td data-label={answerLabel} className="break">
+        {d.last_status_code ?? d.last_error ?? '—'}
+      </td>
     </>
   );
 }

@@ -10,7 +10,17 @@
 //   persisted before the call, so a retry, in this process or after a restart, is a replay.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OPERATIONS, createClient, isApiError, verifyWebhook, WebhookVerificationError, type Client, type ClientOptions, type Order, type WebhookEvent } from 'merchant-integration-sdk';
+import {
+  OPERATIONS,
+  createClient,
+  isApiError,
+  verifyWebhook,
+  WebhookVerificationError,
+  type Client,
+  type ClientOptions,
+  type Order,
+  type WebhookEvent,
+} from 'merchant-integration-sdk';
 import { StateStore, type MovementWork, type OrderWork } from './store.ts';
 import { acquireLock, type Lock } from './lock.ts';
 import type { StockMovement, Warehouse } from './warehouse.ts';
@@ -69,10 +79,22 @@ export interface Connector {
 const MAX_BODY = 1024 * 1024;
 
 export async function startConnector(options: ConnectorOptions): Promise<Connector> {
-  const log = options.log ?? ((message: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ at: new Date().toISOString(), message, ...fields })));
+  const log =
+    options.log ??
+    ((message: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ at: new Date().toISOString(), message, ...fields })));
   const lock: Lock = acquireLock(options.dataDir);
   const store = StateStore.open(options.dataDir);
-  const stats: ConnectorStats = { events_accepted: 0, events_duplicate: 0, events_rejected: 0, fulfillments_created: 0, tracking_attached: 0, adjustments_pushed: 0, feed_events: 0, replays: 0, errors: 0 };
+  const stats: ConnectorStats = {
+    events_accepted: 0,
+    events_duplicate: 0,
+    events_rejected: 0,
+    fulfillments_created: 0,
+    tracking_attached: 0,
+    adjustments_pushed: 0,
+    feed_events: 0,
+    replays: 0,
+    errors: 0,
+  };
   const userOnResponse = options.client?.onResponse;
   const client: Client = createClient({
     ...options.client,
@@ -149,7 +171,10 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
 
   async function fulfil(work: OrderWork): Promise<void> {
     try {
-      const created = await client.createFulfillment({ body: { merchant_order_id: work.order_id, items: work.items } }, { idempotencyKey: work.fulfillment_key });
+      const created = await client.createFulfillment(
+        { body: { merchant_order_id: work.order_id, items: work.items } },
+        { idempotencyKey: work.fulfillment_key },
+      );
       await store.update(() => {
         work.state = 'fulfilled';
         work.fulfillment_id = created.data.id;
@@ -168,7 +193,12 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
     const fulfillmentId = work.fulfillment_id;
     if (fulfillmentId === null) throw new Error(`order ${work.order_number} is fulfilled without a fulfillment id`);
     if (work.tracking === null) {
-      const tracking = await options.warehouse.ship({ order_id: work.order_id, order_number: work.order_number, fulfillment_id: fulfillmentId, items: work.items });
+      const tracking = await options.warehouse.ship({
+        order_id: work.order_id,
+        order_number: work.order_number,
+        fulfillment_id: fulfillmentId,
+        items: work.items,
+      });
       await store.update(() => {
         work.tracking = tracking;
       });
@@ -201,7 +231,13 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
   async function pushMovement(movement: StockMovement): Promise<void> {
     let work: MovementWork | undefined = store.state.movements[movement.id];
     if (!work) {
-      const created: MovementWork = { movement_id: movement.id, key: `wc-movement-${movement.id}`, state: 'to_push', rejected_reason: null, updated_at: new Date().toISOString() };
+      const created: MovementWork = {
+        movement_id: movement.id,
+        key: `wc-movement-${movement.id}`,
+        state: 'to_push',
+        rejected_reason: null,
+        updated_at: new Date().toISOString(),
+      };
       await store.update((s) => {
         s.movements[movement.id] = created;
       });
@@ -376,7 +412,11 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
     });
   }, options.reconcileIntervalMs ?? 60_000);
   const pollTimer = setInterval(kick, options.pollIntervalMs ?? 10_000);
-  log('connector started', { url: `http://${options.host ?? '127.0.0.1'}:${port}/webhooks`, locations: locationIds, pending: Object.values(store.state.orders).filter((o) => o.state === 'to_ship' || o.state === 'fulfilled').length });
+  log('connector started', {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}/webhooks`,
+    locations: locationIds,
+    pending: Object.values(store.state.orders).filter((o) => o.state === 'to_ship' || o.state === 'fulfilled').length,
+  });
 
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}/webhooks`,

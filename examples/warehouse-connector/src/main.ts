@@ -20,7 +20,10 @@ const dataDir = process.env.DATA_DIR ?? './connector-data';
 const connector = await startConnector({
   baseUrl: required('MIA_BASE_URL'),
   apiKey: required('MIA_API_KEY'),
-  signingSecrets: required('WEBHOOK_SECRETS').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+  signingSecrets: required('WEBHOOK_SECRETS')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== ''),
   dataDir,
   warehouse: new FileWarehouse(`${dataDir}/warehouse`),
   host: process.env.HOST ?? '127.0.0.1',

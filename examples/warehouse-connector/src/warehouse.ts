@@ -52,7 +52,9 @@ export class FileWarehouse implements Warehouse {
       carrier_name: 'Example Post',
       service_level: 'standard',
     };
-    const known = readLines(file).some((line) => typeof line === 'object' && line !== null && 'fulfillment_id' in line && line.fulfillment_id === request.fulfillment_id);
+    const known = readLines(file).some(
+      (line) => typeof line === 'object' && line !== null && 'fulfillment_id' in line && line.fulfillment_id === request.fulfillment_id,
+    );
     if (!known) fs.appendFileSync(file, JSON.stringify({ ...request, ...tracking }) + '\n');
     return tracking;
   }
@@ -74,10 +76,17 @@ function readLines(file: string): unknown[] {
 export function isMovement(v: unknown): v is StockMovement {
   if (typeof v !== 'object' || v === null) return false;
   return (
-    'id' in v && typeof v.id === 'string' &&
-    'sku' in v && typeof v.sku === 'string' &&
-    'fulfillment_location_id' in v && typeof v.fulfillment_location_id === 'string' &&
-    'delta' in v && typeof v.delta === 'number' && Number.isInteger(v.delta) && v.delta !== 0 &&
-    'reason' in v && typeof v.reason === 'string'
+    'id' in v &&
+    typeof v.id === 'string' &&
+    'sku' in v &&
+    typeof v.sku === 'string' &&
+    'fulfillment_location_id' in v &&
+    typeof v.fulfillment_location_id === 'string' &&
+    'delta' in v &&
+    typeof v.delta === 'number' &&
+    Number.isInteger(v.delta) &&
+    v.delta !== 0 &&
+    'reason' in v &&
+    typeof v.reason === 'string'
   );
 }

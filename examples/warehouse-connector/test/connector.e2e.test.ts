@@ -15,7 +15,15 @@ import { startConnector, type Connector, type ConnectorOptions, type ConnectorSt
 import type { ShipRequest, StockMovement, Warehouse } from '../src/warehouse.ts';
 import type { Tracking } from '../src/store.ts';
 
-const WAREHOUSE_SCOPES = ['orders.read', 'products.read', 'inventory.read', 'fulfillments.read', 'inventory.adjust', 'fulfillments.create', 'fulfillments.tracking.write'];
+const WAREHOUSE_SCOPES = [
+  'orders.read',
+  'products.read',
+  'inventory.read',
+  'fulfillments.read',
+  'inventory.adjust',
+  'fulfillments.create',
+  'fulfillments.tracking.write',
+];
 const WAREHOUSE_EVENTS = ['order.created', 'order.updated', 'order.cancelled', 'fulfillment.created', 'fulfillment.updated', 'inventory.updated'];
 
 /** An in-memory WMS that records every ship request. */
@@ -24,7 +32,12 @@ class TestWarehouse implements Warehouse {
   movements: StockMovement[] = [];
   async ship(request: ShipRequest): Promise<Tracking> {
     this.shipCalls.push(request);
-    return { tracking_number: `WH-${request.order_number}`, tracking_url: `https://track.example.com/WH-${request.order_number}`, carrier_name: 'Test Post', service_level: 'ground' };
+    return {
+      tracking_number: `WH-${request.order_number}`,
+      tracking_url: `https://track.example.com/WH-${request.order_number}`,
+      carrier_name: 'Test Post',
+      service_level: 'ground',
+    };
   }
   async stockMovements(): Promise<StockMovement[]> {
     return [...this.movements];
@@ -47,7 +60,12 @@ const ordersAt: Record<string, Order[]> = {};
 const finished: ConnectorStats[] = [];
 
 async function placeOrder(location: string, lines: [string, number][]): Promise<Order> {
-  const order = await server.operator<Order>('POST', `/merchants/${merchantId}/orders`, { fulfillment_location_id: location, line_items: lines.map(([variant_id, quantity]) => ({ variant_id, quantity })) }, 201);
+  const order = await server.operator<Order>(
+    'POST',
+    `/merchants/${merchantId}/orders`,
+    { fulfillment_location_id: location, line_items: lines.map(([variant_id, quantity]) => ({ variant_id, quantity })) },
+    201,
+  );
   (ordersAt[location] ??= []).push(order);
   return order;
 }
@@ -82,10 +100,13 @@ async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
 
 /** Fulfillments of the merchant (admin key, every location), once `n` of them are shipped. */
 async function shipped(n: number): Promise<Fulfillment[]> {
-  return waitFor(async () => {
-    const list = await all(admin.paginate('listFulfillments', { limit: 250 }));
-    return list.length === n && list.every((f) => f.status === 'shipped') ? list : undefined;
-  }, { deadlineMs: 15_000, what: `${n} shipped fulfillments` });
+  return waitFor(
+    async () => {
+      const list = await all(admin.paginate('listFulfillments', { limit: 250 }));
+      return list.length === n && list.every((f) => f.status === 'shipped') ? list : undefined;
+    },
+    { deadlineMs: 15_000, what: `${n} shipped fulfillments` },
+  );
 }
 
 async function inventory(): Promise<Record<string, [number, number]>> {
@@ -109,10 +130,32 @@ beforeAll(async () => {
   merchantId = (await server.operator<{ id: string }>('POST', '/merchants', { name: 'Connector e2e' }, 201)).id;
   A = (await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name: 'Warehouse A' }, 201)).id;
   B = (await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name: 'Store B' }, 201)).id;
-  const adminKey = (await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'admin', scopes: [...WAREHOUSE_SCOPES, 'products.write'] }, 201)).secret;
-  warehouseKey = (await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'warehouse A', scopes: WAREHOUSE_SCOPES, location_ids: [A] }, 201)).secret;
+  const adminKey = (
+    await server.operator<{ secret: string }>(
+      'POST',
+      `/merchants/${merchantId}/api-keys`,
+      { label: 'admin', scopes: [...WAREHOUSE_SCOPES, 'products.write'] },
+      201,
+    )
+  ).secret;
+  warehouseKey = (
+    await server.operator<{ secret: string }>(
+      'POST',
+      `/merchants/${merchantId}/api-keys`,
+      { label: 'warehouse A', scopes: WAREHOUSE_SCOPES, location_ids: [A] },
+      201,
+    )
+  ).secret;
   admin = createClient({ baseUrl: server.baseUrl, apiKey: adminKey, fetch: server.fetch });
-  const product = await admin.createProduct({ body: { title: 'Camp set', variants: [{ sku: 'E2E-MUG', price: 8, option1: 'Mug' }, { sku: 'E2E-CAP', price: 15, option1: 'Cap' }] } });
+  const product = await admin.createProduct({
+    body: {
+      title: 'Camp set',
+      variants: [
+        { sku: 'E2E-MUG', price: 8, option1: 'Mug' },
+        { sku: 'E2E-CAP', price: 15, option1: 'Cap' },
+      ],
+    },
+  });
   [mug, cap] = product.data.variants.map((v) => v.id);
   await admin.adjustInventory({
     body: {
@@ -136,11 +179,19 @@ describe('warehouse connector', () => {
 
   it('backfills orders placed before it started, then follows verified webhooks', async () => {
     // Orders before any endpoint exists: only the list can find them.
-    await placeOrder(A, [[mug, 2], [cap, 1]]);
+    await placeOrder(A, [
+      [mug, 2],
+      [cap, 1],
+    ]);
     await placeOrder(A, [[mug, 1]]);
     await placeOrder(A, [[cap, 3]]);
     await placeOrder(B, [[mug, 4]]);
-    endpoint = await server.operator('POST', `/merchants/${merchantId}/webhook-endpoints`, { url: 'http://127.0.0.1:9/placeholder', events: WAREHOUSE_EVENTS, location_ids: [A] }, 201);
+    endpoint = await server.operator(
+      'POST',
+      `/merchants/${merchantId}/webhook-endpoints`,
+      { url: 'http://127.0.0.1:9/placeholder', events: WAREHOUSE_EVENTS, location_ids: [A] },
+      201,
+    );
 
     const connector = await connect(0);
     port = connector.port;
@@ -152,7 +203,10 @@ describe('warehouse connector', () => {
     expect(first.map((f) => f.fulfillment_location_id)).toEqual([A, A, A]);
 
     // Live: webhooks bring new orders; B's never reach this endpoint.
-    await placeOrder(A, [[mug, 1], [cap, 1]]);
+    await placeOrder(A, [
+      [mug, 1],
+      [cap, 1],
+    ]);
     await placeOrder(B, [[cap, 2]]);
     await shipped(4);
     warehouse.movements.push({ id: 'receipt-1', sku: 'E2E-MUG', fulfillment_location_id: A, delta: 10, reason: 'receipt' });
@@ -169,7 +223,10 @@ describe('warehouse connector', () => {
     await placeOrder(A, [[cap, 1]]);
     await placeOrder(B, [[mug, 1]]);
     warehouse.movements.push({ id: 'receipt-2', sku: 'E2E-CAP', fulfillment_location_id: A, delta: 5, reason: 'receipt' });
-    await waitFor(async () => ((await deliveries()).some((d) => d.status === 'pending' && d.attempts >= 1) ? true : undefined), { deadlineMs: 15_000, what: 'a failed delivery while down' });
+    await waitFor(async () => ((await deliveries()).some((d) => d.status === 'pending' && d.attempts >= 1) ? true : undefined), {
+      deadlineMs: 15_000,
+      what: 'a failed delivery while down',
+    });
 
     // Restart whose first fulfillment answer is lost after the server applied it, then "crash".
     let lost = false;
@@ -190,26 +247,39 @@ describe('warehouse connector', () => {
     // The real restart.
     const connector = await connect(port);
     const list = await shipped(6);
-    await waitFor(() => {
-      const saved: { movements: Record<string, { state: string }> } = JSON.parse(fs.readFileSync(path.join(dataDir, 'connector-state.json'), 'utf8'));
-      const states = Object.values(saved.movements).map((m) => m.state);
-      return states.length === 3 && states.every((st) => st === 'pushed') ? true : undefined;
-    }, { deadlineMs: 15_000, what: 'every movement pushed' });
-    await waitFor(async () => {
-      const ds = await deliveries();
-      return ds.length > 0 && ds.every((d) => d.status === 'delivered') ? ds : undefined;
-    }, { deadlineMs: 15_000, what: 'every delivery delivered' });
+    await waitFor(
+      () => {
+        const saved: { movements: Record<string, { state: string }> } = JSON.parse(fs.readFileSync(path.join(dataDir, 'connector-state.json'), 'utf8'));
+        const states = Object.values(saved.movements).map((m) => m.state);
+        return states.length === 3 && states.every((st) => st === 'pushed') ? true : undefined;
+      },
+      { deadlineMs: 15_000, what: 'every movement pushed' },
+    );
+    await waitFor(
+      async () => {
+        const ds = await deliveries();
+        return ds.length > 0 && ds.every((d) => d.status === 'delivered') ? ds : undefined;
+      },
+      { deadlineMs: 15_000, what: 'every delivery delivered' },
+    );
 
     // Exactly one shipped fulfillment per order at A, with the warehouse's tracking; none at B.
     const aOrders = ordersAt[A];
     expect(list.map((f) => f.merchant_order_id).sort()).toEqual(aOrders.map((o) => o.id).sort());
     for (const f of list) {
       const order = aOrders.find((o) => o.id === f.merchant_order_id);
-      expect(f.tracking).toEqual({ tracking_number: `WH-${order?.order_number}`, tracking_url: `https://track.example.com/WH-${order?.order_number}`, carrier_name: 'Test Post', service_level: 'ground' });
+      expect(f.tracking).toEqual({
+        tracking_number: `WH-${order?.order_number}`,
+        tracking_url: `https://track.example.com/WH-${order?.order_number}`,
+        carrier_name: 'Test Post',
+        service_level: 'ground',
+      });
       expect(f.items).toEqual(order?.line_items.map((l) => ({ merchant_order_item_id: l.id, quantity: l.quantity })));
     }
     const orders = await all(admin.paginate('listOrders', { limit: 250 }));
-    expect(orders.filter((o) => o.fulfillment_location_id === A).map((o) => [o.status, o.fulfillment_status])).toEqual(aOrders.map(() => ['closed', 'fulfilled']));
+    expect(orders.filter((o) => o.fulfillment_location_id === A).map((o) => [o.status, o.fulfillment_status])).toEqual(
+      aOrders.map(() => ['closed', 'fulfilled']),
+    );
     expect(orders.filter((o) => o.fulfillment_location_id === B).map((o) => [o.status, o.fulfillment_status])).toEqual([
       ['open', 'unfulfilled'],
       ['open', 'unfulfilled'],

@@ -31,7 +31,10 @@ const isObj = (v: Json | undefined): v is Obj => typeof v === 'object' && v !== 
 function resolve(doc: Obj, v: Json | undefined): Json | undefined {
   let cur = v;
   for (let depth = 0; isObj(cur) && typeof cur.$ref === 'string' && depth < 20; depth++) {
-    const parts = cur.$ref.replace(/^#\//, '').split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const parts = cur.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
     let next: Json | undefined = doc;
     for (const p of parts) next = isObj(next) ? next[p] : undefined;
     cur = next;
@@ -71,7 +74,49 @@ interface OperationRow {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 // Names the SDK exports itself (src/index.ts); a schema with one of them is reached through it.
-const RESERVED = new Set(['Order', 'Fulfillment', 'InventoryRow', 'Product', 'Collection', 'SocialVideo', 'Location', 'PingObject', 'Problem', 'AnyErrorCode', 'Named', 'HeaderBag', 'VerifyOptions', 'WebhookEventType', 'VerificationFailure', 'CallOptions', 'ClientOptions', 'ResponseInfo', 'RetryOptions', 'ListOperationId', 'Operations', 'Pagination', 'FeedEvent', 'FeedOptions', 'EventFeed', 'FeedItem', 'FieldError', 'ApiError', 'NetworkError', 'Client', 'WebhookEvent', 'EventEnvelope', 'Input', 'Response', 'Data', 'ListItem', 'OperationId', 'ErrorCode', 'PathParams', 'QueryParams', 'RequestBody']);
+const RESERVED = new Set([
+  'Order',
+  'Fulfillment',
+  'InventoryRow',
+  'Product',
+  'Collection',
+  'SocialVideo',
+  'Location',
+  'PingObject',
+  'Problem',
+  'AnyErrorCode',
+  'Named',
+  'HeaderBag',
+  'VerifyOptions',
+  'WebhookEventType',
+  'VerificationFailure',
+  'CallOptions',
+  'ClientOptions',
+  'ResponseInfo',
+  'RetryOptions',
+  'ListOperationId',
+  'Operations',
+  'Pagination',
+  'FeedEvent',
+  'FeedOptions',
+  'EventFeed',
+  'FeedItem',
+  'FieldError',
+  'ApiError',
+  'NetworkError',
+  'Client',
+  'WebhookEvent',
+  'EventEnvelope',
+  'Input',
+  'Response',
+  'Data',
+  'ListItem',
+  'OperationId',
+  'ErrorCode',
+  'PathParams',
+  'QueryParams',
+  'RequestBody',
+]);
 const identifier = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, '_').replace(/^(\d)/, '_$1');
 
 function build(doc: Obj) {
@@ -89,7 +134,8 @@ function build(doc: Obj) {
     for (const method of METHODS) {
       const op = item[method];
       if (!isObj(op)) continue;
-      if (typeof op.operationId !== 'string') throw new Error(`${method.toUpperCase()} ${p} has no operationId: every operation needs one to become an SDK method`);
+      if (typeof op.operationId !== 'string')
+        throw new Error(`${method.toUpperCase()} ${p} has no operationId: every operation needs one to become an SDK method`);
       const params = [...shared, ...(Array.isArray(op.parameters) ? op.parameters : [])].map((x) => resolve(doc, x)).filter(isObj);
       const names = (where: string) => params.filter((x) => x.in === where && typeof x.name === 'string').map((x) => String(x.name));
       const responses = isObj(op.responses) ? op.responses : {};
@@ -135,9 +181,18 @@ function build(doc: Obj) {
   lines.push('export type OperationId = keyof typeof OPERATIONS & keyof operations;');
   lines.push('');
   lines.push('/** Every problem `code` the document declares (plain string until it declares enums). */');
-  lines.push(`export type ErrorCode = ${codes.size ? [...codes].sort().map((c) => JSON.stringify(c)).join(' | ') : 'string'};`);
+  lines.push(
+    `export type ErrorCode = ${
+      codes.size
+        ? [...codes]
+            .sort()
+            .map((c) => JSON.stringify(c))
+            .join(' | ')
+        : 'string'
+    };`,
+  );
   lines.push('');
-  lines.push('/** Event types of the document\'s `webhooks` section (empty until it has one). */');
+  lines.push("/** Event types of the document's `webhooks` section (empty until it has one). */");
   lines.push(`export const WEBHOOK_EVENT_TYPES = ${JSON.stringify(webhooks.map(([name]) => name))} as const;`);
   lines.push(`export const HAS_WEBHOOKS_SECTION = ${webhooks.length > 0};`);
   lines.push('export type _Operations = operations;');

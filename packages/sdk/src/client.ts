@@ -109,7 +109,12 @@ export function createClient(options: ClientOptions): Client {
   async function call(operationId: OperationId, input: Record<string, unknown> = {}, callOptions: CallOptions = {}): Promise<unknown> {
     const spec = OPERATIONS[operationId];
     const url = buildUrl(operationId, input);
-    const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${options.apiKey}`, ...options.headers, ...callOptions.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Bearer ${options.apiKey}`,
+      ...options.headers,
+      ...callOptions.headers,
+    };
     let body: string | undefined;
     if (spec.body) {
       headers['content-type'] = 'application/json';
@@ -132,7 +137,14 @@ export function createClient(options: ClientOptions): Client {
         continue;
       }
       const requestId = res.headers.get('x-request-id');
-      options.onResponse?.({ operationId, attempt, status: res.status, requestId, idempotencyKey, replayed: res.headers.get('idempotent-replayed') === 'true' });
+      options.onResponse?.({
+        operationId,
+        attempt,
+        status: res.status,
+        requestId,
+        idempotencyKey,
+        replayed: res.headers.get('idempotent-replayed') === 'true',
+      });
       const text = await res.text();
       const parsed = parseJson(text);
       if (res.ok) return text === '' ? undefined : parsed;

@@ -58,7 +58,9 @@ export class NetworkError extends Error {
   readonly operationId: string;
   readonly attempts: number;
   constructor(operationId: string, cause: unknown, attempts: number) {
-    super(`${operationId}: no answer after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`${operationId}: no answer after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
     this.operationId = operationId;
     this.attempts = attempts;
   }

@@ -16,7 +16,11 @@ export type Input<K extends OperationId> = PathParams<K> & QueryParams<K> & ([Re
 type SuccessStatus = 200 | 201 | 202 | 204;
 /** The parsed 2xx body (the envelope: `data`, `request_id`, and `meta` for lists). */
 export type Response<K extends OperationId> = {
-  [S in keyof Op<K>['responses']]: S extends SuccessStatus ? (Op<K>['responses'][S] extends { content: { 'application/json': infer R } } ? R : undefined) : never;
+  [S in keyof Op<K>['responses']]: S extends SuccessStatus
+    ? Op<K>['responses'][S] extends { content: { 'application/json': infer R } }
+      ? R
+      : undefined
+    : never;
 }[keyof Op<K>['responses']];
 
 /** Operations that answer a cursor list (`meta.next_cursor`). */

@@ -96,7 +96,8 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
 export async function verifyWebhook(options: VerifyOptions): Promise<WebhookEvent> {
   const timestamp = header(options.headers, 'x-service-webhook-timestamp');
   const signature = header(options.headers, 'x-service-webhook-signature');
-  if (timestamp === null || signature === null) throw new WebhookVerificationError('missing_header', 'X-Service-Webhook-Timestamp and X-Service-Webhook-Signature are required');
+  if (timestamp === null || signature === null)
+    throw new WebhookVerificationError('missing_header', 'X-Service-Webhook-Timestamp and X-Service-Webhook-Signature are required');
   const seconds = /^\d+$/.test(timestamp) ? Number(timestamp) : NaN;
   const nowSeconds = (options.now ?? Date.now)() / 1000;
   const tolerance = options.toleranceSeconds ?? 300;

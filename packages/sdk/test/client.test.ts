@@ -11,14 +11,28 @@ let locations: string[];
 let adminKey: string;
 let variantIds: string[];
 
-const ALL_SCOPES = ['orders.read', 'products.read', 'products.write', 'inventory.read', 'inventory.adjust', 'fulfillments.read', 'fulfillments.create', 'fulfillments.tracking.write'];
+const ALL_SCOPES = [
+  'orders.read',
+  'products.read',
+  'products.write',
+  'inventory.read',
+  'inventory.adjust',
+  'fulfillments.read',
+  'fulfillments.create',
+  'fulfillments.tracking.write',
+];
 
 function sdk(extra: Partial<Parameters<typeof createClient>[0]> = {}): Client {
   return createClient({ baseUrl: server.baseUrl, apiKey: adminKey, fetch: server.fetch, ...extra });
 }
 
 async function placeOrder(locationId: string, quantity: number): Promise<Order> {
-  return server.operator<Order>('POST', `/merchants/${merchantId}/orders`, { fulfillment_location_id: locationId, line_items: [{ variant_id: variantIds[0], quantity }] }, 201);
+  return server.operator<Order>(
+    'POST',
+    `/merchants/${merchantId}/orders`,
+    { fulfillment_location_id: locationId, line_items: [{ variant_id: variantIds[0], quantity }] },
+    201,
+  );
 }
 
 /** A fetch that records every request's method, path and Idempotency-Key. */
@@ -43,10 +57,19 @@ beforeAll(async () => {
   const merchant = await server.operator<{ id: string }>('POST', '/merchants', { name: 'SDK merchant' }, 201);
   merchantId = merchant.id;
   locations = [];
-  for (const name of ['North', 'South']) locations.push((await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name }, 201)).id);
+  for (const name of ['North', 'South'])
+    locations.push((await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name }, 201)).id);
   adminKey = (await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'sdk', scopes: ALL_SCOPES }, 201)).secret;
   const client = sdk();
-  const product = await client.createProduct({ body: { title: 'Canvas tote', variants: [{ sku: 'TOTE-RED', price: 12.5, option1: 'Red' }, { sku: 'TOTE-BLUE', price: 12.5, option1: 'Blue' }] } });
+  const product = await client.createProduct({
+    body: {
+      title: 'Canvas tote',
+      variants: [
+        { sku: 'TOTE-RED', price: 12.5, option1: 'Red' },
+        { sku: 'TOTE-BLUE', price: 12.5, option1: 'Blue' },
+      ],
+    },
+  });
   variantIds = product.data.variants.map((v) => v.id);
   await client.adjustInventory({ body: { adjustments: locations.map((l) => ({ variant_id: variantIds[0], fulfillment_location_id: l, adjustment: 100 })) } });
 });
@@ -138,7 +161,9 @@ describe('idempotent writes', () => {
     const sleeps: number[] = [];
     const infos: ResponseInfo[] = [];
     const client = sdk({ fetch: recordingFetch(calls, lossy), sleep: async (ms) => void sleeps.push(ms), onResponse: (i) => infos.push(i) });
-    const created = await client.createFulfillment({ body: { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 2 }] } });
+    const created = await client.createFulfillment({
+      body: { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 2 }] },
+    });
     expect(created.data.items).toEqual([{ merchant_order_item_id: order.line_items[0].id, quantity: 2 }]);
     expect(calls).toHaveLength(2);
     expect(calls[0].key).toMatch(/^[0-9a-f-]{36}$/);
@@ -165,12 +190,18 @@ describe('idempotent writes', () => {
     const scripted: typeof fetch = async (input, init) => canned.shift() ?? server.fetch(input, init);
     const sleeps: number[] = [];
     const client = sdk({ fetch: recordingFetch(calls, scripted), sleep: async (ms) => void sleeps.push(ms), now: () => now });
-    const rows = await client.adjustInventory({ body: { adjustments: [{ sku: 'TOTE-BLUE', fulfillment_location_id: locations[1], adjustment: 7, reason: 'cycle count' }] } }, { idempotencyKey: 'count-2026-11-22-blue' });
+    const rows = await client.adjustInventory(
+      { body: { adjustments: [{ sku: 'TOTE-BLUE', fulfillment_location_id: locations[1], adjustment: 7, reason: 'cycle count' }] } },
+      { idempotencyKey: 'count-2026-11-22-blue' },
+    );
     expect(sleeps).toEqual([2_000, 1_000, 3_000]);
     expect(calls.map((c) => c.key)).toEqual(['count-2026-11-22-blue', 'count-2026-11-22-blue', 'count-2026-11-22-blue', 'count-2026-11-22-blue']);
     expect(rows.data.map((r) => [r.sku, r.fulfillment_location_id, r.on_hand, r.committed, r.available])).toEqual([['TOTE-BLUE', locations[1], 7, 0, 7]]);
     // The same key again replays; on_hand stays 7.
-    const again = await sdk().adjustInventory({ body: { adjustments: [{ sku: 'TOTE-BLUE', fulfillment_location_id: locations[1], adjustment: 7, reason: 'cycle count' }] } }, { idempotencyKey: 'count-2026-11-22-blue' });
+    const again = await sdk().adjustInventory(
+      { body: { adjustments: [{ sku: 'TOTE-BLUE', fulfillment_location_id: locations[1], adjustment: 7, reason: 'cycle count' }] } },
+      { idempotencyKey: 'count-2026-11-22-blue' },
+    );
     expect(again).toEqual(rows);
     const inv = await sdk().listInventory({ sku: 'TOTE-BLUE' });
     expect(inv.data.map((r) => r.on_hand)).toEqual([7]);
@@ -179,7 +210,11 @@ describe('idempotent writes', () => {
   it('attempts are bounded: the last answer is thrown after maxAttempts, with exponential backoff', async () => {
     const sleeps: number[] = [];
     const calls: { method: string; path: string; key: string | null }[] = [];
-    const client = sdk({ fetch: recordingFetch(calls, async () => problem(502, 'bad_gateway')), sleep: async (ms) => void sleeps.push(ms), retry: { maxAttempts: 4, baseDelayMs: 100 } });
+    const client = sdk({
+      fetch: recordingFetch(calls, async () => problem(502, 'bad_gateway')),
+      sleep: async (ms) => void sleeps.push(ms),
+      retry: { maxAttempts: 4, baseDelayMs: 100 },
+    });
     const err = await client.attachTracking({ id: '00000000-0000-4000-8000-000000000002', body: { tracking_number: '1Z999' } }).catch((e: unknown) => e);
     expect(isApiError(err)).toBe(true);
     if (!isApiError(err)) throw err;
@@ -202,7 +237,13 @@ describe('idempotent writes', () => {
       const m = await limited.operator<{ id: string }>('POST', '/merchants', { name: 'Limited' }, 201);
       const key = (await limited.operator<{ secret: string }>('POST', `/merchants/${m.id}/api-keys`, { label: 'l', scopes: ['orders.read'] }, 201)).secret;
       const sleeps: number[] = [];
-      const client = createClient({ baseUrl: limited.baseUrl, apiKey: key, fetch: limited.fetch, sleep: async (ms) => void sleeps.push(ms), retry: { maxDelayMs: 500 } });
+      const client = createClient({
+        baseUrl: limited.baseUrl,
+        apiKey: key,
+        fetch: limited.fetch,
+        sleep: async (ms) => void sleeps.push(ms),
+        retry: { maxDelayMs: 500 },
+      });
       await client.listOrders();
       await client.listOrders();
       const err = await client.listOrders().catch((e: unknown) => e);

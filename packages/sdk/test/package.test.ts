@@ -25,12 +25,23 @@ describe('package', () => {
     expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
   });
 
-  it('has one method per operation of the app\'s document, and Idempotency-Key on exactly the three idempotent writes', async () => {
+  it("has one method per operation of the app's document, and Idempotency-Key on exactly the three idempotent writes", async () => {
     const doc = (await openApiDocument()) as { paths: Record<string, Record<string, { operationId: string }>> };
     const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
     expect(Object.keys(OPERATIONS).sort()).toEqual(ids.sort());
-    expect(Object.entries(OPERATIONS).filter(([, op]) => op.idempotent).map(([id]) => id).sort()).toEqual(['adjustInventory', 'attachTracking', 'createFulfillment']);
-    expect(OPERATIONS.attachTracking).toMatchObject({ method: 'POST', path: '/api/integrations/v1/fulfillments/{id}/tracking', pathParams: ['id'], body: true, list: false });
+    expect(
+      Object.entries(OPERATIONS)
+        .filter(([, op]) => op.idempotent)
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(['adjustInventory', 'attachTracking', 'createFulfillment']);
+    expect(OPERATIONS.attachTracking).toMatchObject({
+      method: 'POST',
+      path: '/api/integrations/v1/fulfillments/{id}/tracking',
+      pathParams: ['id'],
+      body: true,
+      list: false,
+    });
     expect(OPERATIONS.listOrders.list).toBe(true);
   });
 });

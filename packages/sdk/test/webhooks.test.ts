@@ -13,11 +13,19 @@ let endpoint: { id: string; signing_secret: string };
 let variantId: string;
 
 async function placeOrder(quantity: number): Promise<Order> {
-  return server.operator<Order>('POST', `/merchants/${merchantId}/orders`, { fulfillment_location_id: locationId, line_items: [{ variant_id: variantId, quantity }] }, 201);
+  return server.operator<Order>(
+    'POST',
+    `/merchants/${merchantId}/orders`,
+    { fulfillment_location_id: locationId, line_items: [{ variant_id: variantId, quantity }] },
+    201,
+  );
 }
 
 async function delivered(type: string, objectId: string): Promise<Received> {
-  return waitFor(() => receiver.received.find((r) => r.headers['x-service-webhook-event'] === type && objectIdOf(r.body) === objectId), { deadlineMs: 15_000, what: `${type} for ${objectId}` });
+  return waitFor(() => receiver.received.find((r) => r.headers['x-service-webhook-event'] === type && objectIdOf(r.body) === objectId), {
+    deadlineMs: 15_000,
+    what: `${type} for ${objectId}`,
+  });
 }
 
 const headersOf = (r: Received) => ({
@@ -48,14 +56,21 @@ beforeAll(async () => {
   receiver = await startReceiver();
   merchantId = (await server.operator<{ id: string }>('POST', '/merchants', { name: 'Hooks' }, 201)).id;
   locationId = (await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name: 'Only' }, 201)).id;
-  const key = (await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'k', scopes: ['products.write', 'inventory.adjust'] }, 201)).secret;
+  const key = (
+    await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'k', scopes: ['products.write', 'inventory.adjust'] }, 201)
+  ).secret;
   const res = await server.fetch(`${server.baseUrl}/api/integrations/v1/products`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ title: 'Mug', variants: [{ sku: 'MUG-1', price: 9, inventory_policy: 'continue' }] }),
   });
   variantId = ((await res.json()) as { data: { variants: { id: string }[] } }).data.variants[0].id;
-  endpoint = await server.operator('POST', `/merchants/${merchantId}/webhook-endpoints`, { url: receiver.url, events: ['order.created', 'inventory.updated'] }, 201);
+  endpoint = await server.operator(
+    'POST',
+    `/merchants/${merchantId}/webhook-endpoints`,
+    { url: receiver.url, events: ['order.created', 'inventory.updated'] },
+    201,
+  );
 });
 afterAll(async () => {
   await receiver?.close();
@@ -72,30 +87,56 @@ describe('verifyWebhook', () => {
     expect(describeEvent(event)).toBe(`order #${order.order_number} open`);
     if (event.type !== 'order.created') throw new Error('narrowing');
     expect(event.data.object).toEqual(order);
-    const inventory = await waitFor(() => receiver.received.find((x) => x.headers['x-service-webhook-event'] === 'inventory.updated'), { deadlineMs: 15_000, what: 'inventory.updated' });
-    expect(describeEvent(await verifyWebhook({ rawBody: Buffer.from(inventory.raw), headers: new Headers(headersOf(inventory)), secret: endpoint.signing_secret }))).toBe(
-      'inventory MUG-1 on_hand=0 committed=3',
-    );
+    const inventory = await waitFor(() => receiver.received.find((x) => x.headers['x-service-webhook-event'] === 'inventory.updated'), {
+      deadlineMs: 15_000,
+      what: 'inventory.updated',
+    });
+    expect(
+      describeEvent(await verifyWebhook({ rawBody: Buffer.from(inventory.raw), headers: new Headers(headersOf(inventory)), secret: endpoint.signing_secret })),
+    ).toBe('inventory MUG-1 on_hand=0 committed=3');
   });
 
   it('refuses a changed body, a wrong secret and a timestamp outside the tolerance', async () => {
     const order = await placeOrder(1);
     const r = await delivered('order.created', order.id);
     const at = Number(r.headers['x-service-webhook-timestamp']) * 1000;
-    const reason = (p: Promise<unknown>) => p.then(() => 'accepted', (e: unknown) => (e instanceof WebhookVerificationError ? e.reason : String(e)));
-    expect(await reason(verifyWebhook({ rawBody: r.raw.replace('"quantity":1', '"quantity":9'), headers: headersOf(r), secret: endpoint.signing_secret }))).toBe('signature_mismatch');
+    const reason = (p: Promise<unknown>) =>
+      p.then(
+        () => 'accepted',
+        (e: unknown) => (e instanceof WebhookVerificationError ? e.reason : String(e)),
+      );
+    expect(
+      await reason(verifyWebhook({ rawBody: r.raw.replace('"quantity":1', '"quantity":9'), headers: headersOf(r), secret: endpoint.signing_secret })),
+    ).toBe('signature_mismatch');
     expect(await reason(verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret: 'whsec_wrong' }))).toBe('signature_mismatch');
-    expect(await reason(verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret: endpoint.signing_secret, now: () => at + 301_000 }))).toBe('timestamp_outside_tolerance');
-    expect(await reason(verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret: endpoint.signing_secret, now: () => at - 301_000 }))).toBe('timestamp_outside_tolerance');
+    expect(await reason(verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret: endpoint.signing_secret, now: () => at + 301_000 }))).toBe(
+      'timestamp_outside_tolerance',
+    );
+    expect(await reason(verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret: endpoint.signing_secret, now: () => at - 301_000 }))).toBe(
+      'timestamp_outside_tolerance',
+    );
     expect(await reason(verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret: endpoint.signing_secret, now: () => at + 299_000 }))).toBe('accepted');
-    expect(await reason(verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret: endpoint.signing_secret, toleranceSeconds: 10, now: () => at + 11_000 }))).toBe('timestamp_outside_tolerance');
-    expect(await reason(verifyWebhook({ rawBody: r.raw, headers: { ...headersOf(r), 'x-service-webhook-signature': undefined }, secret: endpoint.signing_secret }))).toBe('missing_header');
-    expect(await reason(verifyWebhook({ rawBody: r.raw, headers: { ...headersOf(r), 'x-service-webhook-event': 'order.cancelled' }, secret: endpoint.signing_secret }))).toBe('header_mismatch');
+    expect(
+      await reason(verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret: endpoint.signing_secret, toleranceSeconds: 10, now: () => at + 11_000 })),
+    ).toBe('timestamp_outside_tolerance');
+    expect(
+      await reason(verifyWebhook({ rawBody: r.raw, headers: { ...headersOf(r), 'x-service-webhook-signature': undefined }, secret: endpoint.signing_secret })),
+    ).toBe('missing_header');
+    expect(
+      await reason(
+        verifyWebhook({ rawBody: r.raw, headers: { ...headersOf(r), 'x-service-webhook-event': 'order.cancelled' }, secret: endpoint.signing_secret }),
+      ),
+    ).toBe('header_mismatch');
   });
 
   it('during a secret rotation both signatures are sent and either secret verifies', async () => {
     const oldSecret = endpoint.signing_secret;
-    const rotated = await server.operator<{ signing_secret: string }>('POST', `/merchants/${merchantId}/webhook-endpoints/${endpoint.id}/rotate-secret`, {}, 200);
+    const rotated = await server.operator<{ signing_secret: string }>(
+      'POST',
+      `/merchants/${merchantId}/webhook-endpoints/${endpoint.id}/rotate-secret`,
+      {},
+      200,
+    );
     expect(rotated.signing_secret).not.toBe(oldSecret);
     const order = await placeOrder(2);
     const r = await delivered('order.created', order.id);

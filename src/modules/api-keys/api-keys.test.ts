@@ -47,7 +47,9 @@ describe('the key cache', () => {
     expect(keyTouches(queries)).toBe(0);
     await keyStore(t.database.db).flushTouches();
     expect(keyTouches(queries)).toBe(1);
-    const { rows } = await sql<{ n: string }>`select count(*) as n from api_keys where merchant_id = ${m.id} and last_used_at is not null`.execute(t.database.db);
+    const { rows } = await sql<{ n: string }>`select count(*) as n from api_keys where merchant_id = ${m.id} and last_used_at is not null`.execute(
+      t.database.db,
+    );
     expect(Number(rows[0].n)).toBeGreaterThanOrEqual(keys.length);
   });
 
@@ -82,18 +84,39 @@ describe.runIf(onPostgres())('API processes on one PostgreSQL', () => {
   const base = (i: number) => `http://127.0.0.1:${PORTS[i]}`;
 
   function startApi(port: number): ChildProcess {
-    const child = spawnQuietService({ DATABASE_URL: t.database.url!, ROLE: 'api', PORT: String(port), HOST: '127.0.0.1', PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN, RATE_LIMIT_PER_MINUTE: '100000', REDIS_URL: '' });
+    const child = spawnQuietService({
+      DATABASE_URL: t.database.url!,
+      ROLE: 'api',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
+      RATE_LIMIT_PER_MINUTE: '100000',
+      REDIS_URL: '',
+    });
     children.push(child);
     return child;
   }
   const listeners = async () =>
-    Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where application_name = 'api-key-changes' and datname = current_database()`.execute(t.database.db)).rows[0].n);
+    Number(
+      (
+        await sql<{
+          n: string;
+        }>`select count(*) as n from pg_stat_activity where application_name = 'api-key-changes' and datname = current_database()`.execute(t.database.db)
+      ).rows[0].n,
+    );
 
   beforeAll(async () => {
     const before = await listeners();
     for (const port of PORTS) startApi(port);
-    for (let i = 0; i < PORTS.length; i++) await waitFor(async () => ((await fetch(`${base(i)}/readyz`).catch(() => null))?.ok ? true : undefined), { what: `API process ${i} ready`, deadlineMs: 60_000 });
-    await waitFor(async () => ((await listeners()) >= before + PORTS.length ? true : undefined), { what: 'both processes listening for key changes', deadlineMs: 30_000 });
+    for (let i = 0; i < PORTS.length; i++)
+      await waitFor(async () => ((await fetch(`${base(i)}/readyz`).catch(() => null))?.ok ? true : undefined), {
+        what: `API process ${i} ready`,
+        deadlineMs: 60_000,
+      });
+    await waitFor(async () => ((await listeners()) >= before + PORTS.length ? true : undefined), {
+      what: 'both processes listening for key changes',
+      deadlineMs: 30_000,
+    });
   }, 90_000);
   afterAll(() => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
@@ -118,13 +141,15 @@ describe.runIf(onPostgres())('API processes on one PostgreSQL', () => {
     }
   });
 
-  it('a revocation while B\'s LISTEN connection is down is not missed', async () => {
+  it("a revocation while B's LISTEN connection is down is not missed", async () => {
     const key = await m.key(['orders.read']);
     const id = await keyId(key);
     expect((await get(1, key)).status).toBe(200);
     const count = await listeners();
     // End one process's LISTEN session (whichever): every listening process must stay correct.
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'api-key-changes' and datname = current_database() and pid <> pg_backend_pid()`.execute(t.database.db);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'api-key-changes' and datname = current_database() and pid <> pg_backend_pid()`.execute(
+      t.database.db,
+    );
     await waitFor(async () => ((await listeners()) < count ? true : undefined), { what: 'the listeners to be gone', deadlineMs: 15_000 });
     expect((await revoke(0, id)).status).toBe(200);
     expect((await get(1, key)).status).toBe(401);

@@ -45,6 +45,8 @@ export type ApiKeyRow = NonNullable<Awaited<ReturnType<typeof selectApiKey>>>;
 
 /** Across merchants: how many processes listen for key changes on this database. */
 export async function countKeyListeners(db: Database): Promise<number> {
-  const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where application_name = ${KEY_LISTENER_NAME} and datname = current_database()`.execute(db);
+  const { rows } = await sql<{
+    n: string;
+  }>`select count(*) as n from pg_stat_activity where application_name = ${KEY_LISTENER_NAME} and datname = current_database()`.execute(db);
   return Number(rows[0].n);
 }

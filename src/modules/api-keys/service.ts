@@ -29,7 +29,9 @@ export async function createApiKey(ctx: Ctx, input: ApiKeyBody): Promise<ApiKey 
   // The CLI's --scopes reach here unchecked by the route schema's enum.
   const known = new Set<string>(SCOPES);
   if (input.scopes.some((s) => !known.has(s))) {
-    throw invalidFields(input.scopes.flatMap((s, i) => (known.has(s) ? [] : [{ path: `/scopes/${i}`, message: `unknown scope "${s}"`, code: 'invalid_value' as const }])));
+    throw invalidFields(
+      input.scopes.flatMap((s, i) => (known.has(s) ? [] : [{ path: `/scopes/${i}`, message: `unknown scope "${s}"`, code: 'invalid_value' as const }])),
+    );
   }
   await checkLocationIds(ctx.db, ctx, input.location_ids);
   const secret = KEY_PREFIX + randomBytes(32).toString('base64url');

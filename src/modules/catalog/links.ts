@@ -63,14 +63,31 @@ export async function replaceLinks(trx: Database, scope: Scope, link: Link, owne
 }
 
 /** A record row as the API shows it: its columns, its link lists, ISO timestamps. */
-export function withLinks<R extends { created_at: Date; updated_at: Date }, L extends Record<string, string[]>>({ created_at, updated_at, ...columns }: R, links: L) {
+export function withLinks<R extends { created_at: Date; updated_at: Date }, L extends Record<string, string[]>>(
+  { created_at, updated_at, ...columns }: R,
+  links: L,
+) {
   return { ...columns, ...links, created_at: iso(created_at), updated_at: iso(updated_at) };
 }
 
 /** Rows as the API shows them with their link lists, named by field: `{ product_ids: 'collectionProducts', … }`. */
-export async function presentWithLinks<R extends { id: string; created_at: Date; updated_at: Date }, F extends string>(db: Database, scope: Scope, rows: R[], fields: Record<F, Link>) {
+export async function presentWithLinks<R extends { id: string; created_at: Date; updated_at: Date }, F extends string>(
+  db: Database,
+  scope: Scope,
+  rows: R[],
+  fields: Record<F, Link>,
+) {
   const named = Object.entries<Link>(fields);
-  const lists = await Promise.all(named.map(([, link]) => listLinks(db, scope, link, rows.map((r) => r.id))));
+  const lists = await Promise.all(
+    named.map(([, link]) =>
+      listLinks(
+        db,
+        scope,
+        link,
+        rows.map((r) => r.id),
+      ),
+    ),
+  );
   return rows.map((row) => {
     const links: Record<string, string[]> = {};
     named.forEach(([field], i) => (links[field] = lists[i].get(row.id) ?? []));

@@ -30,7 +30,13 @@ export async function selectHandles(db: Database, scope: Scope, table: HandleTab
 }
 
 /** Ids of the merchant's records from the connected `source`, by external id. */
-export async function selectConnectedIds(db: Database, scope: Scope, table: ConnectedTable, source: string, externalIds: string[]): Promise<Map<string, string>> {
+export async function selectConnectedIds(
+  db: Database,
+  scope: Scope,
+  table: ConnectedTable,
+  source: string,
+  externalIds: string[],
+): Promise<Map<string, string>> {
   if (externalIds.length === 0) return new Map();
   const rows = await db
     .selectFrom(table)

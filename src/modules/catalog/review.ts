@@ -15,5 +15,11 @@ export function reviewChange(what: 'product' | 'collection', row: Reviewable | u
   if (!row) throw notFound(what);
   if (row.review_status !== 'in_review') throw new AppError('invalid_state', `The ${what} is ${row.review_status}, not in_review.`);
   if (decision === 'reject') return { review_status: 'rejected' as const };
-  return { title: row.pending_title ?? row.title, description: row.pending_description ?? row.description, pending_title: null, pending_description: null, review_status: 'approved' as const };
+  return {
+    title: row.pending_title ?? row.title,
+    description: row.pending_description ?? row.description,
+    pending_title: null,
+    pending_description: null,
+    review_status: 'approved' as const,
+  };
 }

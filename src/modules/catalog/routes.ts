@@ -38,24 +38,60 @@ const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 export function catalogRoutes<T extends { id: string }, C extends TObject, U extends TObject>(app: App, spec: CatalogRouteSpec<T, C, U>): void {
   const many = `${spec.noun}s`;
   const op = spec.noun.split(' ').map(capital).join('');
-  const s = { ...spec, one: spec.noun, many, opOne: op, opMany: `${op}s`, tag: capital(many), path: `/${many.replaceAll(' ', '-')}`, scope: many.replaceAll(' ', '_') };
+  const s = {
+    ...spec,
+    one: spec.noun,
+    many,
+    opOne: op,
+    opMany: `${op}s`,
+    tag: capital(many),
+    path: `/${many.replaceAll(' ', '-')}`,
+    scope: many.replaceAll(' ', '_'),
+  };
   const read = { scope: `${s.scope}.read` };
   const write = { scope: `${s.scope}.write` };
   const submitted = (body: unknown) => s.submits && typeof body === 'object' && body !== null && 'submit' in body && body.submit === true;
   listRoute(
     app,
     s.path,
-    { config: read, schema: { operationId: `list${s.opMany}`, tags: [s.tag], ...doc(s.list), querystring: ListQuery, response: { 200: Many(s.schema, `A page of ${s.many}.`), ...problems(...LIST_ERRORS) } } },
+    {
+      config: read,
+      schema: {
+        operationId: `list${s.opMany}`,
+        tags: [s.tag],
+        ...doc(s.list),
+        querystring: ListQuery,
+        response: { 200: Many(s.schema, `A page of ${s.many}.`), ...problems(...LIST_ERRORS) },
+      },
+    },
     (req, page, query) => s.page(ctxOf(req), page, query),
   );
   app.get(
     `${s.path}/:id`,
-    { config: read, schema: { operationId: `get${s.opOne}`, tags: [s.tag], summary: `Get a ${s.one}`, params: IdParams, response: { 200: One(s.schema, `The ${s.one}.`), ...problems(...GET_ERRORS) } } },
+    {
+      config: read,
+      schema: {
+        operationId: `get${s.opOne}`,
+        tags: [s.tag],
+        summary: `Get a ${s.one}`,
+        params: IdParams,
+        response: { 200: One(s.schema, `The ${s.one}.`), ...problems(...GET_ERRORS) },
+      },
+    },
     async (req) => ({ data: await s.get(ctxOf(req), req.params.id), request_id: req.id }),
   );
   app.post(
     s.path,
-    { config: write, schema: { operationId: `create${s.opOne}`, tags: [s.tag], ...doc(s.create), body: s.create.body, response: { 201: One(s.schema, `The ${s.one} created.`), ...problems(...CREATE_ERRORS) } } },
+    {
+      config: write,
+      schema: {
+        operationId: `create${s.opOne}`,
+        tags: [s.tag],
+        ...doc(s.create),
+        body: s.create.body,
+        response: { 201: One(s.schema, `The ${s.one} created.`), ...problems(...CREATE_ERRORS) },
+      },
+    },
     async (req, reply) => {
       if (submitted(req.body)) requireScope(req, `${s.scope}.submit`);
       const created = await s.create.run(ctxOf(req), req.body);
@@ -65,7 +101,17 @@ export function catalogRoutes<T extends { id: string }, C extends TObject, U ext
   );
   app.patch(
     `${s.path}/:id`,
-    { config: write, schema: { operationId: `update${s.opOne}`, tags: [s.tag], ...doc(s.update), params: IdParams, body: s.update.body, response: { 200: One(s.schema, `The ${s.one} after the change.`), ...problems(...UPDATE_ERRORS) } } },
+    {
+      config: write,
+      schema: {
+        operationId: `update${s.opOne}`,
+        tags: [s.tag],
+        ...doc(s.update),
+        params: IdParams,
+        body: s.update.body,
+        response: { 200: One(s.schema, `The ${s.one} after the change.`), ...problems(...UPDATE_ERRORS) },
+      },
+    },
     async (req) => {
       if (submitted(req.body)) requireScope(req, `${s.scope}.submit`);
       return { data: await s.update.run(ctxOf(req), req.params.id, req.body), request_id: req.id };

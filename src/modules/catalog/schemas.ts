@@ -10,24 +10,38 @@ export const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const Source = component('Source', Enum(['native', 'connected'], { description: 'native: written through this API; connected: synced from an external source, read-only' }));
-export const ReviewStatus = component('ReviewStatus', Enum(['not_submitted', 'in_review', 'approved', 'rejected'], { description: 'Review of native title/description changes: submit sets in_review; the operator approves or rejects.' }));
-export const InventoryPolicy = component('InventoryPolicy', Enum(['deny', 'continue'], { description: 'deny: orders may not exceed available stock; continue: available may go below zero.' }));
+export const Source = component(
+  'Source',
+  Enum(['native', 'connected'], { description: 'native: written through this API; connected: synced from an external source, read-only' }),
+);
+export const ReviewStatus = component(
+  'ReviewStatus',
+  Enum(['not_submitted', 'in_review', 'approved', 'rejected'], {
+    description: 'Review of native title/description changes: submit sets in_review; the operator approves or rejects.',
+  }),
+);
+export const InventoryPolicy = component(
+  'InventoryPolicy',
+  Enum(['deny', 'continue'], { description: 'deny: orders may not exceed available stock; continue: available may go below zero.' }),
+);
 export const WeightUnit = component('WeightUnit', Enum(['g', 'kg', 'lb', 'oz']));
 export const Title = Type.String({ minLength: 1, maxLength: 255 });
 export const Description = Type.String({ maxLength: 65535 });
-export const IdList = (what: string, max = 250) => Type.Array(Uuid(), { maxItems: max, uniqueItems: true, description: `${what} ids of this merchant (full set)` });
+export const IdList = (what: string, max = 250) =>
+  Type.Array(Uuid(), { maxItems: max, uniqueItems: true, description: `${what} ids of this merchant (full set)` });
 const Text = (max = 255) => Nullable(Type.String({ maxLength: max }));
 
 export const VariantFields = {
-  sku: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: 'Unique among the merchant\'s native variants' }))),
+  sku: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255, description: "Unique among the merchant's native variants" }))),
   option1: Type.Optional(Text()),
   option2: Type.Optional(Text()),
   option3: Type.Optional(Text()),
   price: Type.Optional(Money('Price in the merchant currency; required on every new variant')),
   compare_at_price: Type.Optional(Nullable(Money('Compare-at price'))),
   barcode: Type.Optional(Text(64)),
-  inventory_policy: Type.Optional(Enum(['deny', 'continue'], { description: 'deny: orders may not exceed available stock (default); continue: available may go below zero' })),
+  inventory_policy: Type.Optional(
+    Enum(['deny', 'continue'], { description: 'deny: orders may not exceed available stock (default); continue: available may go below zero' }),
+  ),
   media_asset_id: Type.Optional(Nullable(Uuid('A media asset of this merchant'))),
   shipping_profile: Type.Optional(Text(100)),
   requires_shipping: Type.Optional(Type.Boolean({ description: 'Default true' })),
@@ -36,7 +50,10 @@ export const VariantFields = {
 };
 
 export const VariantCreate = Type.Object(VariantFields, { additionalProperties: false });
-export const VariantPatch = Type.Object({ id: Type.Optional(Uuid('An existing variant of this product; omit to create a new one')), ...VariantFields }, { additionalProperties: false });
+export const VariantPatch = Type.Object(
+  { id: Type.Optional(Uuid('An existing variant of this product; omit to create a new one')), ...VariantFields },
+  { additionalProperties: false },
+);
 
 export const Inventory = component(
   'VariantInventory',
@@ -48,84 +65,101 @@ export const Inventory = component(
   }),
 );
 
-export const Variant = component('Variant', Type.Object({
-  id: Uuid(),
-  external_id: Nullable(Type.String()),
-  sku: Nullable(Type.String()),
-  option1: Nullable(Type.String()),
-  option2: Nullable(Type.String()),
-  option3: Nullable(Type.String()),
-  price: Type.Number(),
-  compare_at_price: Nullable(Type.Number()),
-  barcode: Nullable(Type.String()),
-  inventory_policy: InventoryPolicy,
-  media_asset_id: Nullable(Uuid()),
-  shipping_profile: Nullable(Type.String()),
-  requires_shipping: Type.Boolean(),
-  weight: Nullable(Type.Number()),
-  weight_unit: WeightUnit,
-  inventory: Type.Array(Inventory, { description: 'One entry per location with stock for this variant (only the key\'s locations)' }),
-}));
+export const Variant = component(
+  'Variant',
+  Type.Object({
+    id: Uuid(),
+    external_id: Nullable(Type.String()),
+    sku: Nullable(Type.String()),
+    option1: Nullable(Type.String()),
+    option2: Nullable(Type.String()),
+    option3: Nullable(Type.String()),
+    price: Type.Number(),
+    compare_at_price: Nullable(Type.Number()),
+    barcode: Nullable(Type.String()),
+    inventory_policy: InventoryPolicy,
+    media_asset_id: Nullable(Uuid()),
+    shipping_profile: Nullable(Type.String()),
+    requires_shipping: Type.Boolean(),
+    weight: Nullable(Type.Number()),
+    weight_unit: WeightUnit,
+    inventory: Type.Array(Inventory, { description: "One entry per location with stock for this variant (only the key's locations)" }),
+  }),
+);
 
 export const ProductMedia = component(
   'ProductMedia',
-  Type.Object({ id: Uuid('The media asset id.'), url: Nullable(Type.String()), kind: Enum(['image', 'video']), position: Type.Integer({ description: '0 for the primary image, then the gallery in order.' }) }),
+  Type.Object({
+    id: Uuid('The media asset id.'),
+    url: Nullable(Type.String()),
+    kind: Enum(['image', 'video']),
+    position: Type.Integer({ description: '0 for the primary image, then the gallery in order.' }),
+  }),
 );
 
-export const Product = component('Product', Type.Object({
-  id: Uuid(),
-  source: Source,
-  source_name: Nullable(Type.String()),
-  external_id: Nullable(Type.String()),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  handle: Type.String(),
-  status: Enum(['draft', 'active', 'archived'], { description: 'Native products are created draft; a first approval makes them active.' }),
-  review_status: ReviewStatus,
-  pending_title: Nullable(Type.String()),
-  pending_description: Nullable(Type.String()),
-  vendor_id: Nullable(Uuid()),
-  primary_image_asset_id: Nullable(Uuid()),
-  gallery_asset_ids: Type.Array(Uuid()),
-  tag_ids: Type.Array(Uuid()),
-  media: Type.Array(ProductMedia, { description: 'The primary image first, then the gallery.' }),
-  variants: Type.Array(Variant),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-}));
+export const Product = component(
+  'Product',
+  Type.Object({
+    id: Uuid(),
+    source: Source,
+    source_name: Nullable(Type.String()),
+    external_id: Nullable(Type.String()),
+    title: Type.String(),
+    description: Nullable(Type.String()),
+    handle: Type.String(),
+    status: Enum(['draft', 'active', 'archived'], { description: 'Native products are created draft; a first approval makes them active.' }),
+    review_status: ReviewStatus,
+    pending_title: Nullable(Type.String()),
+    pending_description: Nullable(Type.String()),
+    vendor_id: Nullable(Uuid()),
+    primary_image_asset_id: Nullable(Uuid()),
+    gallery_asset_ids: Type.Array(Uuid()),
+    tag_ids: Type.Array(Uuid()),
+    media: Type.Array(ProductMedia, { description: 'The primary image first, then the gallery.' }),
+    variants: Type.Array(Variant),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+);
 
-export const Collection = component('Collection', Type.Object({
-  id: Uuid(),
-  source: Source,
-  source_name: Nullable(Type.String()),
-  external_id: Nullable(Type.String()),
-  kind: Enum(['manual', 'smart'], { description: 'Native collections are manual.' }),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  handle: Type.String(),
-  review_status: ReviewStatus,
-  pending_title: Nullable(Type.String()),
-  pending_description: Nullable(Type.String()),
-  primary_image_asset_id: Nullable(Uuid()),
-  product_ids: Type.Array(Uuid()),
-  tag_ids: Type.Array(Uuid()),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-}));
+export const Collection = component(
+  'Collection',
+  Type.Object({
+    id: Uuid(),
+    source: Source,
+    source_name: Nullable(Type.String()),
+    external_id: Nullable(Type.String()),
+    kind: Enum(['manual', 'smart'], { description: 'Native collections are manual.' }),
+    title: Type.String(),
+    description: Nullable(Type.String()),
+    handle: Type.String(),
+    review_status: ReviewStatus,
+    pending_title: Nullable(Type.String()),
+    pending_description: Nullable(Type.String()),
+    primary_image_asset_id: Nullable(Uuid()),
+    product_ids: Type.Array(Uuid()),
+    tag_ids: Type.Array(Uuid()),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+);
 
-export const SocialVideo = component('SocialVideo', Type.Object({
-  id: Uuid(),
-  source: Source,
-  source_name: Nullable(Type.String()),
-  external_id: Nullable(Type.String()),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  status: Enum(['draft', 'published']),
-  video_url: Nullable(Type.String()),
-  video_asset_id: Nullable(Uuid()),
-  thumbnail_asset_id: Nullable(Uuid()),
-  product_ids: Type.Array(Uuid()),
-  collection_ids: Type.Array(Uuid()),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-}));
+export const SocialVideo = component(
+  'SocialVideo',
+  Type.Object({
+    id: Uuid(),
+    source: Source,
+    source_name: Nullable(Type.String()),
+    external_id: Nullable(Type.String()),
+    title: Type.String(),
+    description: Nullable(Type.String()),
+    status: Enum(['draft', 'published']),
+    video_url: Nullable(Type.String()),
+    video_asset_id: Nullable(Uuid()),
+    thumbnail_asset_id: Nullable(Uuid()),
+    product_ids: Type.Array(Uuid()),
+    collection_ids: Type.Array(Uuid()),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+);

@@ -7,8 +7,20 @@ import { readPage, type PageRequest } from '../../http/paging.ts';
 import { now } from '../catalog/queries.ts';
 
 const columns = [
-  'id', 'source', 'source_name', 'external_id', 'kind', 'title', 'description', 'handle', 'review_status',
-  'pending_title', 'pending_description', 'primary_image_asset_id', 'created_at', 'updated_at',
+  'id',
+  'source',
+  'source_name',
+  'external_id',
+  'kind',
+  'title',
+  'description',
+  'handle',
+  'review_status',
+  'pending_title',
+  'pending_description',
+  'primary_image_asset_id',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export function selectCollection(db: Database, scope: Scope, id: string) {
@@ -23,11 +35,22 @@ export function selectCollectionPage(db: Database, scope: Scope, page: PageReque
 export type NewCollection = Omit<Insertable<CollectionsTable>, 'merchant_id'>;
 
 export async function insertCollection(db: Database, scope: Scope, values: NewCollection): Promise<string> {
-  return (await db.insertInto('collections').values({ ...values, merchant_id: scope.merchantId }).returning('id').executeTakeFirstOrThrow()).id;
+  return (
+    await db
+      .insertInto('collections')
+      .values({ ...values, merchant_id: scope.merchantId })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 }
 
 export async function updateCollectionRow(db: Database, scope: Scope, id: string, set: Updateable<CollectionsTable>): Promise<void> {
-  await db.updateTable('collections').set({ ...set, updated_at: now }).where(ofMerchant('collections', scope)).where('id', '=', id).execute();
+  await db
+    .updateTable('collections')
+    .set({ ...set, updated_at: now })
+    .where(ofMerchant('collections', scope))
+    .where('id', '=', id)
+    .execute();
 }
 
 /** The collection, locked until the transaction ends (writes and review read it first). */

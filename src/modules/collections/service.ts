@@ -13,13 +13,23 @@ import type { CollectionCreate, CollectionPatch } from './schemas.ts';
 
 export type { Collection };
 
-export const { get: getCollection, list: listCollections, emit: emitCollection } = catalogKind<Collection, CollectionRow, 'collection.created' | 'collection.updated'>({
-  what: 'collection', load: loadCollection, selectPage: selectCollectionPage, present: presentCollections,
+export const {
+  get: getCollection,
+  list: listCollections,
+  emit: emitCollection,
+} = catalogKind<Collection, CollectionRow, 'collection.created' | 'collection.updated'>({
+  what: 'collection',
+  load: loadCollection,
+  selectPage: selectCollectionPage,
+  present: presentCollections,
 });
 
 /** Replace the product and tag lists given (an omitted list is kept). */
 export async function replaceCollectionLinks(trx: Database, scope: Scope, id: string, productIds?: string[], tagIds?: string[]) {
-  await replaceLinkSets(trx, scope, id, [['collectionProducts', productIds], ['collectionTags', tagIds]]);
+  await replaceLinkSets(trx, scope, id, [
+    ['collectionProducts', productIds],
+    ['collectionTags', tagIds],
+  ]);
 }
 
 export async function createCollection(ctx: Ctx, input: CollectionCreate): Promise<Collection> {
@@ -31,9 +41,16 @@ export async function createCollection(ctx: Ctx, input: CollectionCreate): Promi
     ]);
     const collectionId = await insertWithHandle(trx, ctx, 'collections', input.title, (handle) =>
       insertCollection(trx, ctx, {
-        title: input.title, description: input.description ?? null, handle,
-        primary_image_asset_id: input.primary_image_asset_id ?? null, review_status: input.submit ? 'in_review' : 'not_submitted',
-        source_name: null, external_id: null, pending_title: null, pending_description: null, rules: null,
+        title: input.title,
+        description: input.description ?? null,
+        handle,
+        primary_image_asset_id: input.primary_image_asset_id ?? null,
+        review_status: input.submit ? 'in_review' : 'not_submitted',
+        source_name: null,
+        external_id: null,
+        pending_title: null,
+        pending_description: null,
+        rules: null,
       }),
     );
     await replaceCollectionLinks(trx, ctx, collectionId, input.product_ids ?? [], input.tag_ids ?? []);

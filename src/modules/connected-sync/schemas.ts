@@ -10,12 +10,27 @@ const TagIds = Type.Array(Uuid(), { maxItems: 250, uniqueItems: true });
 
 /** Up to 500 synced records of one kind: external id, title, description and the kind's fields. */
 const records = <P extends TProperties>(fields: P) =>
-  Type.Optional(Type.Array(Type.Object({ external_id: ExternalId, title: Title, description: Type.Optional(Nullable(Description)), ...fields }, strict), { maxItems: 500 }));
+  Type.Optional(
+    Type.Array(Type.Object({ external_id: ExternalId, title: Title, description: Type.Optional(Nullable(Description)), ...fields }, strict), { maxItems: 500 }),
+  );
 
 export const SyncBody = Type.Object(
   {
     source_name: Type.String({ minLength: 1, maxLength: 100 }),
-    media_assets: Type.Optional(Type.Array(Type.Object({ external_id: ExternalId, url: Type.String({ format: 'uri', maxLength: 2048 }), kind: Type.Union([Type.Literal('image'), Type.Literal('video')]), alt: Type.Optional(Nullable(Type.String({ maxLength: 500 }))) }, strict), { maxItems: 1000 })),
+    media_assets: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            external_id: ExternalId,
+            url: Type.String({ format: 'uri', maxLength: 2048 }),
+            kind: Type.Union([Type.Literal('image'), Type.Literal('video')]),
+            alt: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+          },
+          strict,
+        ),
+        { maxItems: 1000 },
+      ),
+    ),
     products: records({
       handle: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
       status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('active'), Type.Literal('archived')])),
@@ -23,7 +38,13 @@ export const SyncBody = Type.Object(
       tag_ids: Type.Optional(TagIds),
       media_external_ids: Type.Optional(ExternalIds),
       variants: Type.Optional(
-        Type.Array(Type.Object({ external_id: ExternalId, ...VariantFields, media_asset_id: Type.Optional(Type.Null()), media_external_id: Type.Optional(Nullable(ExternalId)) }, strict), { maxItems: 100 }),
+        Type.Array(
+          Type.Object(
+            { external_id: ExternalId, ...VariantFields, media_asset_id: Type.Optional(Type.Null()), media_external_id: Type.Optional(Nullable(ExternalId)) },
+            strict,
+          ),
+          { maxItems: 100 },
+        ),
       ),
     }),
     collections: records({

@@ -22,7 +22,11 @@ import type { SyncInput } from './schemas.ts';
 
 export type { SyncInput };
 
-interface Outcome { created: number; updated: number; ids: Record<string, string> }
+interface Outcome {
+  created: number;
+  updated: number;
+  ids: Record<string, string>;
+}
 const outcome = (): Outcome => ({ created: 0, updated: 0, ids: {} });
 const present = (ids: (string | null)[]) => ids.filter((x): x is string => !!x);
 
@@ -71,24 +75,55 @@ type Sync<K extends 'media_assets' | 'products' | 'collections' | 'social_videos
 const connected = (source: string, externalId: string) => ({ source: 'connected' as const, source_name: source, external_id: externalId });
 
 async function syncAssets(trx: Database, scope: Scope, source: string, assets: Sync<'media_assets'>, out: Outcome) {
-  const existing = await selectConnectedIds(trx, scope, 'media_assets', source, assets.map((a) => a.external_id));
+  const existing = await selectConnectedIds(
+    trx,
+    scope,
+    'media_assets',
+    source,
+    assets.map((a) => a.external_id),
+  );
   for (const a of assets) {
     const values = { url: a.url, kind: a.kind, alt: a.alt ?? null };
-    await upsert(out, existing, a.external_id, (id) => updateMediaAsset(trx, scope, id, values), async () => (await insertMediaAsset(trx, scope, { ...connected(source, a.external_id), ...values })).id);
+    await upsert(
+      out,
+      existing,
+      a.external_id,
+      (id) => updateMediaAsset(trx, scope, id, values),
+      async () => (await insertMediaAsset(trx, scope, { ...connected(source, a.external_id), ...values })).id,
+    );
   }
 }
 
 async function syncProducts(trx: Database, scope: Scope, source: string, products: Sync<'products'>, refs: ExternalRefs, out: Outcome) {
-  const existing = await selectConnectedIds(trx, scope, 'products', source, products.map((p) => p.external_id));
+  const existing = await selectConnectedIds(
+    trx,
+    scope,
+    'products',
+    source,
+    products.map((p) => p.external_id),
+  );
   for (const [i, p] of products.entries()) {
     const media = (p.media_external_ids ?? []).map((e, j) => refs.resolve('media_assets', 'media asset', e, `/products/${i}/media_external_ids/${j}`));
-    const variantAssets = (p.variants ?? []).map((v, j) => refs.resolve('media_assets', 'media asset', v.media_external_id, `/products/${i}/variants/${j}/media_external_id`));
+    const variantAssets = (p.variants ?? []).map((v, j) =>
+      refs.resolve('media_assets', 'media asset', v.media_external_id, `/products/${i}/variants/${j}/media_external_id`),
+    );
     if (refs.errors.length) continue;
-    const values = { title: p.title, description: p.description ?? null, status: p.status ?? ('active' as const), vendor_id: p.vendor_id ?? null, primary_image_asset_id: media[0] ?? null };
-    const { id, created } = await upsert(out, existing, p.external_id, (id) => updateProductRow(trx, scope, id, values), () =>
-      insertWithHandle(trx, scope, 'products', p.handle ?? p.title, (handle) =>
-        insertProduct(trx, scope, { ...connected(source, p.external_id), handle, pending_title: null, pending_description: null, ...values }),
-      ),
+    const values = {
+      title: p.title,
+      description: p.description ?? null,
+      status: p.status ?? ('active' as const),
+      vendor_id: p.vendor_id ?? null,
+      primary_image_asset_id: media[0] ?? null,
+    };
+    const { id, created } = await upsert(
+      out,
+      existing,
+      p.external_id,
+      (id) => updateProductRow(trx, scope, id, values),
+      () =>
+        insertWithHandle(trx, scope, 'products', p.handle ?? p.title, (handle) =>
+          insertProduct(trx, scope, { ...connected(source, p.external_id), handle, pending_title: null, pending_description: null, ...values }),
+        ),
     );
     await replaceLinks(trx, scope, 'productGallery', id, present(media.slice(1)));
     await replaceLinks(trx, scope, 'productTags', id, p.tag_ids ?? []);
@@ -100,16 +135,33 @@ async function syncProducts(trx: Database, scope: Scope, source: string, product
 }
 
 async function syncCollections(trx: Database, scope: Scope, source: string, collections: Sync<'collections'>, refs: ExternalRefs, out: Outcome) {
-  const existing = await selectConnectedIds(trx, scope, 'collections', source, collections.map((c) => c.external_id));
+  const existing = await selectConnectedIds(
+    trx,
+    scope,
+    'collections',
+    source,
+    collections.map((c) => c.external_id),
+  );
   for (const [i, c] of collections.entries()) {
     const productIds = (c.product_external_ids ?? []).map((e, j) => refs.resolve('products', 'product', e, `/collections/${i}/product_external_ids/${j}`));
     const image = refs.resolve('media_assets', 'media asset', c.image_external_id, `/collections/${i}/image_external_id`);
     if (refs.errors.length) continue;
-    const values = { title: c.title, description: c.description ?? null, kind: c.kind ?? ('manual' as const), rules: c.rules === undefined ? null : JSON.stringify(c.rules), primary_image_asset_id: image };
-    const { id, created } = await upsert(out, existing, c.external_id, (id) => updateCollectionRow(trx, scope, id, values), () =>
-      insertWithHandle(trx, scope, 'collections', c.title, (handle) =>
-        insertCollection(trx, scope, { ...connected(source, c.external_id), handle, pending_title: null, pending_description: null, ...values }),
-      ),
+    const values = {
+      title: c.title,
+      description: c.description ?? null,
+      kind: c.kind ?? ('manual' as const),
+      rules: c.rules === undefined ? null : JSON.stringify(c.rules),
+      primary_image_asset_id: image,
+    };
+    const { id, created } = await upsert(
+      out,
+      existing,
+      c.external_id,
+      (id) => updateCollectionRow(trx, scope, id, values),
+      () =>
+        insertWithHandle(trx, scope, 'collections', c.title, (handle) =>
+          insertCollection(trx, scope, { ...connected(source, c.external_id), handle, pending_title: null, pending_description: null, ...values }),
+        ),
     );
     await replaceCollectionLinks(trx, scope, id, present(productIds), c.tag_ids ?? []);
     await emitCollection(trx, scope, id, created ? 'collection.created' : 'collection.updated');
@@ -117,16 +169,38 @@ async function syncCollections(trx: Database, scope: Scope, source: string, coll
 }
 
 async function syncVideos(trx: Database, scope: Scope, source: string, videos: Sync<'social_videos'>, refs: ExternalRefs, out: Outcome) {
-  const existing = await selectConnectedIds(trx, scope, 'social_videos', source, videos.map((v) => v.external_id));
+  const existing = await selectConnectedIds(
+    trx,
+    scope,
+    'social_videos',
+    source,
+    videos.map((v) => v.external_id),
+  );
   for (const [i, v] of videos.entries()) {
     const productIds = (v.product_external_ids ?? []).map((e, j) => refs.resolve('products', 'product', e, `/social_videos/${i}/product_external_ids/${j}`));
-    const collectionIds = (v.collection_external_ids ?? []).map((e, j) => refs.resolve('collections', 'collection', e, `/social_videos/${i}/collection_external_ids/${j}`));
+    const collectionIds = (v.collection_external_ids ?? []).map((e, j) =>
+      refs.resolve('collections', 'collection', e, `/social_videos/${i}/collection_external_ids/${j}`),
+    );
     const video = refs.resolve('media_assets', 'media asset', v.video_external_id, `/social_videos/${i}/video_external_id`);
     const thumb = refs.resolve('media_assets', 'media asset', v.thumbnail_external_id, `/social_videos/${i}/thumbnail_external_id`);
-    if (!v.video_url === !video) refs.errors.push({ path: `/social_videos/${i}/video_url`, message: 'give exactly one of video_url or video_external_id', code: 'one_of' });
+    if (!v.video_url === !video)
+      refs.errors.push({ path: `/social_videos/${i}/video_url`, message: 'give exactly one of video_url or video_external_id', code: 'one_of' });
     if (refs.errors.length) continue;
-    const values = { title: v.title, description: v.description ?? null, status: v.status ?? ('published' as const), video_url: v.video_url ?? null, video_asset_id: video, thumbnail_asset_id: thumb };
-    const { id, created } = await upsert(out, existing, v.external_id, (id) => updateVideoRow(trx, scope, id, values), () => insertVideo(trx, scope, { ...connected(source, v.external_id), ...values }));
+    const values = {
+      title: v.title,
+      description: v.description ?? null,
+      status: v.status ?? ('published' as const),
+      video_url: v.video_url ?? null,
+      video_asset_id: video,
+      thumbnail_asset_id: thumb,
+    };
+    const { id, created } = await upsert(
+      out,
+      existing,
+      v.external_id,
+      (id) => updateVideoRow(trx, scope, id, values),
+      () => insertVideo(trx, scope, { ...connected(source, v.external_id), ...values }),
+    );
     await replaceVideoLinks(trx, scope, id, present(productIds), present(collectionIds));
     await emitVideo(trx, scope, id, created ? 'social_video.created' : 'social_video.updated');
   }
@@ -142,7 +216,14 @@ export async function connectedSync(ctx: Ctx, input: SyncInput) {
     // References to the merchant's own vendors and tags.
     await checkRefs(trx, ctx, [
       { table: 'vendors', refs: products.flatMap((p, i) => refOne(`/products/${i}/vendor_id`, p.vendor_id)), what: 'vendor' },
-      { table: 'tags', refs: [...products.flatMap((p, i) => refList(`/products/${i}/tag_ids`, p.tag_ids)), ...collections.flatMap((c, i) => refList(`/collections/${i}/tag_ids`, c.tag_ids))], what: 'tag' },
+      {
+        table: 'tags',
+        refs: [
+          ...products.flatMap((p, i) => refList(`/products/${i}/tag_ids`, p.tag_ids)),
+          ...collections.flatMap((c, i) => refList(`/collections/${i}/tag_ids`, c.tag_ids)),
+        ],
+        what: 'tag',
+      },
     ]);
     const refs = new ExternalRefs(trx, ctx, source);
     // Media assets first: products, collections and videos point at them.
@@ -153,9 +234,15 @@ export async function connectedSync(ctx: Ctx, input: SyncInput) {
       ...videos.flatMap((v) => [v.video_external_id, v.thumbnail_external_id]),
     ]);
     await syncProducts(trx, ctx, source, products, refs, result.products);
-    await refs.load('products', [...collections, ...videos].flatMap((r) => r.product_external_ids ?? []));
+    await refs.load(
+      'products',
+      [...collections, ...videos].flatMap((r) => r.product_external_ids ?? []),
+    );
     await syncCollections(trx, ctx, source, collections, refs, result.collections);
-    await refs.load('collections', videos.flatMap((v) => v.collection_external_ids ?? []));
+    await refs.load(
+      'collections',
+      videos.flatMap((v) => v.collection_external_ids ?? []),
+    );
     await syncVideos(trx, ctx, source, videos, refs, result.social_videos);
     if (refs.errors.length) throw invalidFields(refs.errors);
     return result;

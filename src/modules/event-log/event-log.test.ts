@@ -27,11 +27,16 @@ afterAll(async () => {
 });
 
 const placeOrder = async () =>
-  json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder').data;
+  json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder')
+    .data;
 
 describe('events', () => {
   it('lists recent events with payload and the endpoints each went to', async () => {
-    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.cancelled'], description: 'cancels' }), 201, 'POST /portal/api/webhook-endpoints').data;
+    const ep = portalJson(
+      await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.cancelled'], description: 'cancels' }),
+      201,
+      'POST /portal/api/webhook-endpoints',
+    ).data;
     const placed = await placeOrder();
     json(await m.op('POST', `/orders/${placed.id}/cancel`, {}), 200, 'cancelOrder');
     const events = portalJson(await call('GET', '/events?limit=2'), 200, 'GET /portal/api/events');
@@ -39,7 +44,9 @@ describe('events', () => {
     expect(events.data.map((e: { type: string }) => e.type).sort()).toEqual(['inventory.updated', 'order.cancelled']);
     const cancelled = events.data.find((e) => e.type === 'order.cancelled')!;
     expect(cancelled.payload).toMatchObject({ id: placed.id, status: 'cancelled' });
-    expect(cancelled.deliveries).toEqual([{ id: expect.any(String), endpoint_id: ep.id, endpoint_url: receiver.url, status: 'pending', attempts: 0, last_status_code: null }]);
+    expect(cancelled.deliveries).toEqual([
+      { id: expect.any(String), endpoint_id: ep.id, endpoint_url: receiver.url, status: 'pending', attempts: 0, last_status_code: null },
+    ]);
     const byType = portalJson(await call('GET', '/events?type=order.cancelled'), 200, 'GET /portal/api/events').data;
     expect(byType.map((e: { id: string }) => e.id)).toEqual([cancelled.id]);
     const next = portalJson(await call('GET', `/events?limit=2&before=${encodeURIComponent(events.next_before!)}`), 200, 'GET /portal/api/events').data;

@@ -8,7 +8,11 @@ export function selectRecentEvents(db: Database, scope: Scope, f: { type?: strin
   if (f.type) q = q.where('type', '=', f.type);
   const before = f.before;
   if (before) q = q.where((eb) => eb.or([eb('created_at', '<', before.at), eb.and([eb('created_at', '=', before.at), eb('id', '<', before.id)])]));
-  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 /** The deliveries of these events, oldest first, with their endpoint's URL. */

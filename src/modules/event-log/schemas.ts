@@ -10,7 +10,14 @@ export const LoggedEvent = Type.Object({
   location_id: Nullable(Uuid()),
   payload: Type.Unknown({ description: 'data.object of the webhook body' }),
   deliveries: Type.Array(
-    Type.Object({ id: Uuid(), endpoint_id: Uuid(), endpoint_url: Type.String(), status: DeliveryStatus, attempts: Type.Integer(), last_status_code: Nullable(Type.Integer()) }),
+    Type.Object({
+      id: Uuid(),
+      endpoint_id: Uuid(),
+      endpoint_url: Type.String(),
+      status: DeliveryStatus,
+      attempts: Type.Integer(),
+      last_status_code: Nullable(Type.Integer()),
+    }),
   ),
 });
 export type LoggedEvent = Static<typeof LoggedEvent>;

@@ -6,12 +6,19 @@ import { selectDeliveriesOfEvents, selectRecentEvents } from './queries.ts';
 import type { LoggedEvent } from './schemas.ts';
 
 /** `before` is `<created_at>_<id>` of the last event shown (the route checks its form). */
-export async function recentEvents(ctx: Ctx, f: { type?: string; before?: string; limit?: number }): Promise<{ items: LoggedEvent[]; next_before: string | null }> {
+export async function recentEvents(
+  ctx: Ctx,
+  f: { type?: string; before?: string; limit?: number },
+): Promise<{ items: LoggedEvent[]; next_before: string | null }> {
   const limit = f.limit ?? 25;
   const before = f.before ? { at: new Date(f.before.slice(0, 24)), id: f.before.slice(25) } : undefined;
   const rows = await selectRecentEvents(ctx.db, ctx, { type: f.type, before }, limit);
   const page = rows.slice(0, limit);
-  const deliveries = await selectDeliveriesOfEvents(ctx.db, ctx, page.map((e) => e.id));
+  const deliveries = await selectDeliveriesOfEvents(
+    ctx.db,
+    ctx,
+    page.map((e) => e.id),
+  );
   const items = page.map((e) => ({
     id: e.id,
     type: e.type,

@@ -24,7 +24,11 @@ let feed: Feed[];
 type Feed = Omit<EventEnvelope, 'data'> & { data: { object: { id: string; variants?: { inventory: { fulfillment_location_id: string }[] }[] } } };
 
 const adjust = async (key: string, variantId: string, locationId: string, adjustment: number) =>
-  json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment }] }), 200, 'adjustInventory');
+  json(
+    await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment }] }),
+    200,
+    'adjustInventory',
+  );
 
 async function page(key: string, query = '') {
   return json(await t.api(key, 'GET', `/events${query}`), 200, 'listEvents') as { data: Feed[]; meta: { limit: number; next_cursor: string | null } };
@@ -39,7 +43,9 @@ async function page(key: string, query = '') {
 async function settled() {
   await waitFor(
     async () => {
-      const { rows } = await sql<{ ok: boolean }>`select coalesce((select max(position_xid) from events) < pg_snapshot_xmin(pg_current_snapshot()), true) as ok`.execute(t.database.db);
+      const { rows } = await sql<{
+        ok: boolean;
+      }>`select coalesce((select max(position_xid) from events) < pg_snapshot_xmin(pg_current_snapshot()), true) as ok`.execute(t.database.db);
       return rows[0].ok;
     },
     { deadlineMs: 30_000, what: 'every committed event to pass the feed horizon' },
@@ -138,13 +144,17 @@ describe('GET /events', () => {
     expect(json(await t.api(all, 'GET', '/events?limit=251'), 422, 'listEvents').errors?.[0].path).toBe('/limit');
     expect(json(await t.api(all, 'GET', '/events?since=1'), 422, 'listEvents').errors?.[0].path).toBe('/since');
     const cursor = (await page(all, '?limit=1')).meta.next_cursor!;
-    expect(json(await t.api(all, 'GET', `/events?after=${feed[0].position}&cursor=${encodeURIComponent(cursor)}`), 422, 'listEvents').errors?.[0].path).toBe('/cursor');
+    expect(json(await t.api(all, 'GET', `/events?after=${feed[0].position}&cursor=${encodeURIComponent(cursor)}`), 422, 'listEvents').errors?.[0].path).toBe(
+      '/cursor',
+    );
     // A cursor is bound to its filters and signed.
     expect(json(await t.api(all, 'GET', `/events?types=order.created&cursor=${encodeURIComponent(cursor)}`), 400, 'listEvents').code).toBe('malformed_request');
     expect(json(await t.api(all, 'GET', `/events?cursor=${encodeURIComponent(cursor.slice(0, -2) + 'xx')}`), 400, 'listEvents').code).toBe('malformed_request');
     // A well-formed position that is no event of this merchant, with kept events before it, is 422.
     const beyond = 'ffff' + feed[3].position.slice(4);
-    expect(json(await t.api(all, 'GET', `/events?after=${beyond}`), 422, 'listEvents').errors).toEqual([{ path: '/after', message: 'no event of this merchant has this position', code: 'unknown_id' }]);
+    expect(json(await t.api(all, 'GET', `/events?after=${beyond}`), 422, 'listEvents').errors).toEqual([
+      { path: '/after', message: 'no event of this merchant has this position', code: 'unknown_id' },
+    ]);
   });
 
   it('GET /events/:id answers the feed item; another merchant, a hidden type or a bad id is 404', async () => {
@@ -175,7 +185,11 @@ describe('GET /events', () => {
   });
 
   it('ping never appears in the feed', async () => {
-    const ep = json(await m.op('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.created'] }), 201, 'createWebhookEndpoint').data;
+    const ep = json(
+      await m.op('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.created'] }),
+      201,
+      'createWebhookEndpoint',
+    ).data;
     json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`, {}), 200, 'testWebhookEndpoint');
     const ping = await t.database.db.selectFrom('events').select(['id']).where('merchant_id', '=', m.id).where('type', '=', 'ping').executeTakeFirstOrThrow();
     expect(await follow(all)).toEqual(feed);
@@ -200,7 +214,7 @@ describe('visibility follows the key', () => {
     expect(products.map((e) => e.type)).toEqual(['product.created', 'product.updated']);
   });
 
-  it('a location-restricted key sees its locations\' events only, and product payloads narrowed to them', async () => {
+  it("a location-restricted key sees its locations' events only, and product payloads narrowed to them", async () => {
     const restricted = await m.key([...SCOPES], [m.locations[1]]);
     const seen = await follow(restricted);
     const expected = feed.filter((e) => e.location_id === null || e.location_id === m.locations[1]);
@@ -226,14 +240,22 @@ describe('retention', () => {
     expect(events.map((e) => e.type)).toEqual(['product.created', 'inventory.updated', 'inventory.updated', 'inventory.updated']);
     const db = t.database.db;
     // 31 days old: expired, whether or not the retention job has purged it yet.
-    await db.updateTable('events').set({ created_at: sql`clock_timestamp() - interval '31 days'` }).where('id', 'in', [events[0].id, events[1].id]).execute();
+    await db
+      .updateTable('events')
+      .set({ created_at: sql`clock_timestamp() - interval '31 days'` })
+      .where('id', 'in', [events[0].id, events[1].id])
+      .execute();
     const expired = await t.api(key, 'GET', `/events?after=${events[1].position}`);
     expect(expired.statusCode).toBe(410);
     expect(expired.headers['content-type']).toContain('application/problem+json');
     expect(json(expired, 410, 'listEvents')).toMatchObject({ code: 'cursor_expired', status: 410, title: 'Cursor expired', type: '/errors#cursor_expired' });
     expect(json(expired, 410, 'listEvents').detail).toContain('30 days');
     // 29 days old: still kept.
-    await db.updateTable('events').set({ created_at: sql`clock_timestamp() - interval '29 days'` }).where('id', '=', events[2].id).execute();
+    await db
+      .updateTable('events')
+      .set({ created_at: sql`clock_timestamp() - interval '29 days'` })
+      .where('id', '=', events[2].id)
+      .execute();
     expect((await page(key, `?after=${events[2].position}`)).data.map((e) => e.id)).toEqual([events[3].id]);
     // Purged (what the retention job does): the position is gone and behind everything kept.
     await db.deleteFrom('events').where('id', 'in', [events[0].id, events[1].id]).execute();
@@ -241,7 +263,11 @@ describe('retention', () => {
     expect((await follow(key)).map((e) => e.id)).toEqual([events[2].id, events[3].id]);
     // A cursor whose position has expired is 410 too.
     const cursor = (await page(key, '?limit=1')).meta.next_cursor!;
-    await db.updateTable('events').set({ created_at: sql`clock_timestamp() - interval '31 days'` }).where('id', '=', events[2].id).execute();
+    await db
+      .updateTable('events')
+      .set({ created_at: sql`clock_timestamp() - interval '31 days'` })
+      .where('id', '=', events[2].id)
+      .execute();
     expect(json(await t.api(key, 'GET', `/events?limit=1&cursor=${encodeURIComponent(cursor)}`), 410, 'listEvents').code).toBe('cursor_expired');
     const errors = await t.app.inject({ method: 'GET', url: '/errors' });
     expect(errors.body).toContain('<tr id="cursor_expired"><td><code>cursor_expired</code></td><td>410</td>');
@@ -257,7 +283,10 @@ describe('the horizon', () => {
     const id = await db.transaction().execute(async (trx) => {
       const eventId = await emitEvent(trx, { merchantId: m.id, type: 'product.updated', locationId: null, object: product });
       const stored = await trx.selectFrom('events').select(['xid', 'position_xid']).where('id', '=', eventId).executeTakeFirstOrThrow();
-      const { rows } = await sql<{ xid: string; xmin: string }>`select pg_current_xact_id()::text as xid, pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(trx);
+      const { rows } = await sql<{
+        xid: string;
+        xmin: string;
+      }>`select pg_current_xact_id()::text as xid, pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(trx);
       // The event records its transaction; that transaction is the horizon, so its own event is not yet in the feed.
       expect(stored.xid).toBe(rows[0].xid);
       expect(BigInt(stored.position_xid) >= BigInt(rows[0].xmin)).toBe(true);

@@ -15,7 +15,13 @@ const ListQuery = Type.Object(
     after: Type.Optional({ ...EventPosition, description: 'Only events after this position (exclusive): the last position you processed.' }),
     cursor: Type.Optional(PageQuery.cursor),
     limit: Type.Optional(PageQuery.limit),
-    types: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Comma-separated event types, e.g. `order.created,inventory.updated`; each needs its read scope.' })),
+    types: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description: 'Comma-separated event types, e.g. `order.created,inventory.updated`; each needs its read scope.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -38,7 +44,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Events'],
         summary: 'Follow the event feed',
         description:
-          'The merchant\'s events in commit order, each the webhook body plus an opaque `position`. Ask with `after` = the last position you processed: ' +
+          "The merchant's events in commit order, each the webhook body plus an opaque `position`. Ask with `after` = the last position you processed: " +
           'you get every later event exactly once, in order, whatever commits concurrently (the feed may lag behind the longest transaction in flight; it never skips). ' +
           'Each event type needs the read scope of its resource (`orders.read` for `order.*`, `inventory.read` for `inventory.updated`, …); a location-restricted key sees ' +
           'location-bound events of its locations only, and product payloads narrowed to them. A position older than the retention (30 days by default) answers 410 `cursor_expired`.',
@@ -51,7 +57,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const { types, cursor, limit = DEFAULT_LIMIT } = req.query;
       const paging = positionCursor(app.secret, '/events', { types, cursor });
       const after = paging.position ?? req.query.after ?? null;
-      const { items, more } = await listEvents(feedCtx(req), { types, after, fromCursor: paging.position !== null, limit, retentionDays: app.config.eventRetentionDays });
+      const { items, more } = await listEvents(feedCtx(req), {
+        types,
+        after,
+        fromCursor: paging.position !== null,
+        limit,
+        retentionDays: app.config.eventRetentionDays,
+      });
       return { data: items.map(asEvent), request_id: req.id, meta: { limit, next_cursor: more ? paging.next(items[items.length - 1].position) : null } };
     },
   );
@@ -64,7 +76,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getEvent',
         tags: ['Events'],
         summary: 'Get an event',
-        description: 'One event as the feed shows it. An event this key may not see (its type\'s read scope, its location) is 404.',
+        description: "One event as the feed shows it. An event this key may not see (its type's read scope, its location) is 404.",
         params: IdParams,
         response: { 200: One(FeedEvent, 'The event.'), ...problems(...GET_ERRORS) },
       },

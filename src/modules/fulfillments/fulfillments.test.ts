@@ -67,7 +67,8 @@ describe('POST /fulfillments', () => {
     expect(o.fulfillment_summary).toEqual({ fulfilled_quantity: 2, total_quantity: 5, fulfillment_ids: [f.id] });
     expect(o.updated_at > order.updated_at).toBe(true);
 
-    const apiKeyId = (await t.database.db.selectFrom('inventory_ledger').select('api_key_id').where('reference_id', '=', f.id).executeTakeFirstOrThrow()).api_key_id;
+    const apiKeyId = (await t.database.db.selectFrom('inventory_ledger').select('api_key_id').where('reference_id', '=', f.id).executeTakeFirstOrThrow())
+      .api_key_id;
     expect((await ledger(t, p.variants[0].id)).slice(-1)).toEqual([
       { location_id: m.locations[0], on_hand_delta: -2, committed_delta: -2, cause: 'fulfillment', reference_id: f.id, reason: null, api_key_id: apiKeyId },
     ]);
@@ -105,7 +106,14 @@ describe('POST /fulfillments', () => {
   it('names unknown orders, foreign or hidden orders, foreign items and excess quantities (duplicates count together)', async () => {
     const order = await newOrder(3, 2);
     const other = await newOrder(1, 1);
-    const unknown = json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: '00000000-0000-4000-8000-000000000000', items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] }), 422, 'createFulfillment');
+    const unknown = json(
+      await t.api(key, 'POST', '/fulfillments', {
+        merchant_order_id: '00000000-0000-4000-8000-000000000000',
+        items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }],
+      }),
+      422,
+      'createFulfillment',
+    );
     expect(unknown.errors).toEqual([{ path: '/merchant_order_id', message: 'is not an order of this merchant', code: 'unknown_id' }]);
 
     const otherMerchant = await t.merchant({ locations: 1 });
@@ -115,20 +123,48 @@ describe('POST /fulfillments', () => {
     expect(json(await fulfil(t, restricted, order, [1, 0]), 422, 'createFulfillment').errors?.[0].path).toBe('/merchant_order_id');
 
     /** A fulfillment of `order` with these (line item id, quantity) pairs. */
-    const fulfilItems = (items: [string, number][]) => t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: items.map(([id, quantity]) => ({ merchant_order_item_id: id, quantity })) });
-    const res = json(await fulfilItems([[order.line_items[0].id, 2], [other.line_items[0].id, 1], [order.line_items[0].id, 2], [order.line_items[1].id, 3]]), 422, 'createFulfillment');
+    const fulfilItems = (items: [string, number][]) =>
+      t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: items.map(([id, quantity]) => ({ merchant_order_item_id: id, quantity })) });
+    const res = json(
+      await fulfilItems([
+        [order.line_items[0].id, 2],
+        [other.line_items[0].id, 1],
+        [order.line_items[0].id, 2],
+        [order.line_items[1].id, 3],
+      ]),
+      422,
+      'createFulfillment',
+    );
     expect(res.errors).toEqual([
       { path: '/items/0/quantity', message: 'exceeds the fulfillable quantity (3)', code: 'exceeds_fulfillable' },
       { path: '/items/1/merchant_order_item_id', message: 'is not a line item of this order', code: 'unknown_id' },
       { path: '/items/2/quantity', message: 'exceeds the fulfillable quantity (3)', code: 'exceeds_fulfillable' },
       { path: '/items/3/quantity', message: 'exceeds the fulfillable quantity (2)', code: 'exceeds_fulfillable' },
     ]);
-    const schema = json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 0 }], tracking: 1 }), 422, 'createFulfillment');
+    const schema = json(
+      await t.api(key, 'POST', '/fulfillments', {
+        merchant_order_id: order.id,
+        items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 0 }],
+        tracking: 1,
+      }),
+      422,
+      'createFulfillment',
+    );
     expect(schema.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/items/0/quantity', '/tracking']);
-    expect(json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [] }), 422, 'createFulfillment').errors?.[0].path).toBe('/items');
+    expect(json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [] }), 422, 'createFulfillment').errors?.[0].path).toBe(
+      '/items',
+    );
 
     // Duplicates within the limit merge into one item.
-    const ok = json(await fulfilItems([[order.line_items[1].id, 1], [order.line_items[0].id, 1], [order.line_items[1].id, 1]]), 201, 'createFulfillment').data;
+    const ok = json(
+      await fulfilItems([
+        [order.line_items[1].id, 1],
+        [order.line_items[0].id, 1],
+        [order.line_items[1].id, 1],
+      ]),
+      201,
+      'createFulfillment',
+    ).data;
     expect(ok.items).toEqual([
       { merchant_order_item_id: order.line_items[1].id, quantity: 2 },
       { merchant_order_item_id: order.line_items[0].id, quantity: 1 },
@@ -145,7 +181,13 @@ describe('POST /fulfillments', () => {
     await t.database.db.deleteFrom('variants').where('id', '=', gone.variants[0].id).execute();
     json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment');
     const o = json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
-    expect(o.line_items[0]).toMatchObject({ variant_id: gone.variants[0].id, sku: 'FUL-GONE', title: 'Discontinued', fulfilled_quantity: 1, fulfillable_quantity: 1 });
+    expect(o.line_items[0]).toMatchObject({
+      variant_id: gone.variants[0].id,
+      sku: 'FUL-GONE',
+      title: 'Discontinued',
+      fulfilled_quantity: 1,
+      fulfillable_quantity: 1,
+    });
     const before = await level(p.variants[0].id);
     expect(json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200, 'cancelOrder').data.status).toBe('cancelled');
     expect(await level(p.variants[0].id)).toMatchObject({ on_hand: before.on_hand, committed: before.committed - 1 });
@@ -157,7 +199,12 @@ describe('POST /fulfillments/:id/tracking', () => {
   it('attaches tracking (shipped), replaces it, and emits fulfillment.updated', async () => {
     const order = await newOrder(2, 0 || 1);
     const f = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
-    const res = await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: '1Z999', tracking_url: 'https://track.example.com/1Z999', carrier_name: 'UPS', service_level: 'express' });
+    const res = await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, {
+      tracking_number: '1Z999',
+      tracking_url: 'https://track.example.com/1Z999',
+      carrier_name: 'UPS',
+      service_level: 'express',
+    });
     const shipped = json(res, 200, 'attachTracking').data;
     expect(shipped).toEqual({
       ...f,
@@ -180,7 +227,9 @@ describe('POST /fulfillments/:id/tracking', () => {
     expect(json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'X' }), 409, 'attachTracking').code).toBe('invalid_state');
 
     const live = json(await fulfil(t, key, await newOrder(1, 1), [1, 0]), 201, 'createFulfillment').data;
-    expect(json(await t.api(key, 'POST', '/fulfillments/00000000-0000-4000-8000-000000000000/tracking', { tracking_number: 'X' }), 404, 'attachTracking').code).toBe('not_found');
+    expect(
+      json(await t.api(key, 'POST', '/fulfillments/00000000-0000-4000-8000-000000000000/tracking', { tracking_number: 'X' }), 404, 'attachTracking').code,
+    ).toBe('not_found');
     expect(json(await t.api(key, 'POST', '/fulfillments/nope/tracking', { tracking_number: 'X' }), 404, 'attachTracking').code).toBe('not_found');
     const otherKey = await (await t.merchant({ locations: 1 })).key(WAREHOUSE);
     expect(json(await t.api(otherKey, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_number: 'X' }), 404, 'attachTracking').code).toBe('not_found');
@@ -190,7 +239,10 @@ describe('POST /fulfillments/:id/tracking', () => {
 
     const bad = json(await t.api(key, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_url: 'ftp://x.example.com/1' }), 422, 'attachTracking');
     expect(bad.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/tracking_number', '/tracking_url']);
-    expect(json(await t.api(key, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_number: 'X', tracking_url: 'not a url' }), 422, 'attachTracking').errors?.[0].path).toBe('/tracking_url');
+    expect(
+      json(await t.api(key, 'POST', `/fulfillments/${live.id}/tracking`, { tracking_number: 'X', tracking_url: 'not a url' }), 422, 'attachTracking')
+        .errors?.[0].path,
+    ).toBe('/tracking_url');
     expect(json(await t.api(key, 'GET', `/fulfillments/${live.id}`), 200, 'getFulfillment').data.status).toBe('pending');
   });
 });
@@ -213,11 +265,13 @@ describe('GET /fulfillments', () => {
     expect(json(await t.api(k, 'GET', '/fulfillments?status=cancelled'), 200, 'listFulfillments').data).toEqual([]);
     expect(json(await t.api(k, 'GET', '/fulfillments?status=lost'), 422, 'listFulfillments').errors?.[0].path).toBe('/status');
     const all = json(await t.api(k, 'GET', '/fulfillments'), 200, 'listFulfillments').data;
-    expect(json(await t.api(k, 'GET', `/fulfillments?updated_after=${all[2].updated_at}`), 200, 'listFulfillments').data.map((f: { id: string }) => f.id)).toEqual(
-      all.filter((f: { updated_at: string }) => f.updated_at > all[2].updated_at).map((f: { id: string }) => f.id),
-    );
+    expect(
+      json(await t.api(k, 'GET', `/fulfillments?updated_after=${all[2].updated_at}`), 200, 'listFulfillments').data.map((f: { id: string }) => f.id),
+    ).toEqual(all.filter((f: { updated_at: string }) => f.updated_at > all[2].updated_at).map((f: { id: string }) => f.id));
     const restricted = await mm.key(['fulfillments.read'], [mm.locations[0]]);
-    expect(json(await t.api(restricted, 'GET', '/fulfillments'), 200, 'listFulfillments').data).toEqual(all.filter((f: { fulfillment_location_id: string }) => f.fulfillment_location_id === mm.locations[0]));
+    expect(json(await t.api(restricted, 'GET', '/fulfillments'), 200, 'listFulfillments').data).toEqual(
+      all.filter((f: { fulfillment_location_id: string }) => f.fulfillment_location_id === mm.locations[0]),
+    );
 
     t.database.queries.length = 0;
     json(await t.api(k, 'GET', '/fulfillments?limit=1'), 200, 'listFulfillments');
@@ -268,14 +322,20 @@ describe('Idempotency-Key', () => {
     expect((await t.api(key, 'POST', '/fulfillments', body, { 'idempotency-key': '"ful-1"' })).headers['idempotent-replayed']).toBe('true');
     // Keys are scoped per merchant: another merchant's same key is its own.
     const otherKey = await (await t.merchant({ locations: 1 })).key(WAREHOUSE);
-    expect(json(await t.api(otherKey, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-1' }), 422, 'createFulfillment').errors?.[0].path).toBe('/merchant_order_id');
+    expect(json(await t.api(otherKey, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-1' }), 422, 'createFulfillment').errors?.[0].path).toBe(
+      '/merchant_order_id',
+    );
   });
 
   it('the same key with another payload is 422 idempotency_key_reused', async () => {
     const order = await newOrder(3, 1);
     const items = [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }];
     json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items }, { 'idempotency-key': 'ful-2' }), 201, 'createFulfillment');
-    const res = json(await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [{ ...items[0], quantity: 2 }] }, { 'idempotency-key': 'ful-2' }), 422, 'createFulfillment');
+    const res = json(
+      await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [{ ...items[0], quantity: 2 }] }, { 'idempotency-key': 'ful-2' }),
+      422,
+      'createFulfillment',
+    );
     expect(res.code).toBe('idempotency_key_reused');
     expect(json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data.line_items[0].fulfilled_quantity).toBe(1);
   });
@@ -300,7 +360,11 @@ describe('Idempotency-Key', () => {
 
     const f = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
     json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200, 'cancelOrder');
-    const t1 = json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'Z' }, { 'idempotency-key': 'trk-1' }), 409, 'attachTracking');
+    const t1 = json(
+      await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'Z' }, { 'idempotency-key': 'trk-1' }),
+      409,
+      'attachTracking',
+    );
     const t2 = await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'Z' }, { 'idempotency-key': 'trk-1' });
     expect(t2.statusCode).toBe(409);
     expect(json(t2, 409, 'attachTracking')).toEqual(t1);
@@ -309,7 +373,11 @@ describe('Idempotency-Key', () => {
   it('tracking attach replays; 403 answers are not stored; malformed keys are 400', async () => {
     const order = await newOrder(2, 1);
     const f = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
-    const a = json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'K1' }, { 'idempotency-key': 'trk-2' }), 200, 'attachTracking');
+    const a = json(
+      await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'K1' }, { 'idempotency-key': 'trk-2' }),
+      200,
+      'attachTracking',
+    );
     json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'K2' }), 200, 'attachTracking');
     const b = await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'K1' }, { 'idempotency-key': 'trk-2' });
     expect(b.headers['idempotent-replayed']).toBe('true');
@@ -326,6 +394,10 @@ describe('Idempotency-Key', () => {
       const res = json(await t.api(key, 'POST', '/fulfillments', body, { 'idempotency-key': bad }), 400, 'createFulfillment');
       expect(res.code).toBe('malformed_request');
     }
-    json(await t.api(key, 'POST', '/fulfillments', { ...body, items: [{ ...body.items[0], quantity: 1 }] }, { 'idempotency-key': 'k'.repeat(255) }), 422, 'createFulfillment');
+    json(
+      await t.api(key, 'POST', '/fulfillments', { ...body, items: [{ ...body.items[0], quantity: 1 }] }, { 'idempotency-key': 'k'.repeat(255) }),
+      422,
+      'createFulfillment',
+    );
   });
 });

@@ -41,7 +41,13 @@ export async function insertFulfillment(
 
 /** The fulfillment row, locked for the rest of the transaction. */
 export function lockFulfillment(trx: Database, scope: Scope, id: string) {
-  return trx.selectFrom('fulfillments').select(['id', 'status', 'fulfillment_location_id']).where(ofMerchant('fulfillments', scope)).where('id', '=', id).forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('fulfillments')
+    .select(['id', 'status', 'fulfillment_location_id'])
+    .where(ofMerchant('fulfillments', scope))
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export function setTracking(trx: Database, scope: Scope, id: string, t: TrackingInput) {

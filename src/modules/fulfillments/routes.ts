@@ -10,19 +10,37 @@ import { attachTracking, createFulfillment, getFulfillment, listFulfillments } f
 const fulfillments: Resource<typeof FulfillmentSchema> = { path: '/fulfillments', scope: 'fulfillments.read', tag: 'Fulfillments', item: FulfillmentSchema };
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  listOf(app, fulfillments, { operationId: 'listFulfillments', summary: 'List fulfillments', description: 'Fulfillments with tracking and items, ordered by (updated_at, id). A location-restricted key sees only fulfillments of its locations.', querystring: FulfillmentListQuery, answer: 'A page of fulfillments.' }, listFulfillments);
+  listOf(
+    app,
+    fulfillments,
+    {
+      operationId: 'listFulfillments',
+      summary: 'List fulfillments',
+      description: 'Fulfillments with tracking and items, ordered by (updated_at, id). A location-restricted key sees only fulfillments of its locations.',
+      querystring: FulfillmentListQuery,
+      answer: 'A page of fulfillments.',
+    },
+    listFulfillments,
+  );
   getById(app, fulfillments, { operationId: 'getFulfillment', summary: 'Get a fulfillment', answer: 'The fulfillment.' }, getFulfillment);
 
-  idempotentRoute(app, 'POST', '/fulfillments', {
+  idempotentRoute(
+    app,
+    'POST',
+    '/fulfillments',
+    {
       scope: 'fulfillments.create',
       schema: {
         operationId: 'createFulfillment',
         tags: ['Fulfillments'],
         summary: 'Create a fulfillment',
         description:
-          'Fulfils items of an open order: quantities leave on_hand and committed at the order\'s location, and the order closes when every item is fulfilled. A quantity above what is still fulfillable is 422 naming the item (several entries for one item count together); an order that is not open is 409 `invalid_state`. Supports `Idempotency-Key`.',
+          "Fulfils items of an open order: quantities leave on_hand and committed at the order's location, and the order closes when every item is fulfilled. A quantity above what is still fulfillable is 422 naming the item (several entries for one item count together); an order that is not open is 409 `invalid_state`. Supports `Idempotency-Key`.",
         body: FulfillmentCreateBody,
-        response: { 201: One(FulfillmentSchema, 'The fulfillment created (or, with `Idempotent-Replayed: true`, the stored answer).'), ...problems(...IDEMPOTENT_ERRORS, 'invalid_state') },
+        response: {
+          201: One(FulfillmentSchema, 'The fulfillment created (or, with `Idempotent-Replayed: true`, the stored answer).'),
+          ...problems(...IDEMPOTENT_ERRORS, 'invalid_state'),
+        },
       },
     },
     async (ctx, { body }) => {
@@ -31,16 +49,24 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  idempotentRoute(app, 'POST', '/fulfillments/:id/tracking', {
+  idempotentRoute(
+    app,
+    'POST',
+    '/fulfillments/:id/tracking',
+    {
       scope: 'fulfillments.tracking.write',
       schema: {
         operationId: 'attachTracking',
         tags: ['Fulfillments'],
         summary: 'Attach or replace tracking',
-        description: 'Sets the tracking (replacing any earlier one) and marks the fulfillment shipped. A cancelled fulfillment is 409 `invalid_state`. Supports `Idempotency-Key`.',
+        description:
+          'Sets the tracking (replacing any earlier one) and marks the fulfillment shipped. A cancelled fulfillment is 409 `invalid_state`. Supports `Idempotency-Key`.',
         params: IdParams,
         body: TrackingBody,
-        response: { 200: One(FulfillmentSchema, 'The fulfillment, now shipped (or, with `Idempotent-Replayed: true`, the stored answer).'), ...problems(...IDEMPOTENT_ERRORS, 'not_found', 'invalid_state') },
+        response: {
+          200: One(FulfillmentSchema, 'The fulfillment, now shipped (or, with `Idempotent-Replayed: true`, the stored answer).'),
+          ...problems(...IDEMPOTENT_ERRORS, 'not_found', 'invalid_state'),
+        },
       },
     },
     async (ctx, { body, params }) => ({ status: 200, data: await attachTracking(ctx, params.id, body) }),

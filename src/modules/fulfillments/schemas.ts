@@ -39,7 +39,9 @@ export type FulfillmentCreate = Static<typeof FulfillmentCreateBody>;
 export const TrackingBody = Type.Object(
   {
     tracking_number: Type.String({ minLength: 1, maxLength: 255 }),
-    tracking_url: Type.Optional(Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048, description: 'Public http(s) tracking page.' })),
+    tracking_url: Type.Optional(
+      Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048, description: 'Public http(s) tracking page.' }),
+    ),
     carrier_name: Type.Optional(Label),
     service_level: Type.Optional(Label),
   },

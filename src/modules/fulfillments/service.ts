@@ -7,7 +7,16 @@ import { AppError, found, invalid, invalidFields, notFound, type FieldError } fr
 import type { PageRequest } from '../../http/paging.ts';
 import { inventoryUpdated, moveStock } from '../inventory/queries.ts';
 import { fulfillmentStatusOf } from '../orders/records/present.ts';
-import { addFulfilledQuantities, loadFulfillments, loadOrders, loadVisible, lockOrder, orderLines, orderStatus, updateOrderState } from '../orders/records/queries.ts';
+import {
+  addFulfilledQuantities,
+  loadFulfillments,
+  loadOrders,
+  loadVisible,
+  lockOrder,
+  orderLines,
+  orderStatus,
+  updateOrderState,
+} from '../orders/records/queries.ts';
 import type { Fulfillment } from '../orders/records/schemas.ts';
 import { insertFulfillment, lockFulfillment, selectFulfillmentPage, setTracking } from './queries.ts';
 import type { FulfillmentCreate, FulfillmentFilters, TrackingInput } from './schemas.ts';
@@ -73,7 +82,15 @@ export async function createFulfillment(ctx: Ctx, input: FulfillmentCreate): Pro
     const levels = await moveStock(
       trx,
       ctx,
-      [...perVariant].map(([variantId, q]) => ({ variantId, locationId: order.fulfillment_location_id, onHandDelta: -q, committedDelta: -q, cause: 'fulfillment', referenceId: created.id, apiKeyId: ctx.apiKeyId })),
+      [...perVariant].map(([variantId, q]) => ({
+        variantId,
+        locationId: order.fulfillment_location_id,
+        onHandDelta: -q,
+        committedDelta: -q,
+        cause: 'fulfillment',
+        referenceId: created.id,
+        apiKeyId: ctx.apiKeyId,
+      })),
     );
 
     const status = fulfillmentStatusOf(lines);

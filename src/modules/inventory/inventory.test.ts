@@ -21,7 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const adjust = (k: string, adjustments: unknown[], headers: Record<string, string> = {}) => t.api(k, 'POST', '/inventory/adjustments', { adjustments }, headers);
+const adjust = (k: string, adjustments: unknown[], headers: Record<string, string> = {}) =>
+  t.api(k, 'POST', '/inventory/adjustments', { adjustments }, headers);
 const rowsOf = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data;
 
 describe('POST /inventory/adjustments', () => {
@@ -34,15 +35,43 @@ describe('POST /inventory/adjustments', () => {
     ]);
     const body = json(res, 200, 'adjustInventory');
     expect(Object.keys(body).sort()).toEqual(['data', 'request_id']);
-    const rowA = { id: expect.any(String), variant_id: a, product_id: p.id, sku: 'INV-A', fulfillment_location_id: m.locations[0], on_hand: 7, committed: 0, available: 7, updated_at: expect.stringMatching(ISO) };
-    const rowB = { id: expect.any(String), variant_id: b, product_id: p.id, sku: 'INV-B', fulfillment_location_id: m.locations[1], on_hand: 4, committed: 0, available: 4, updated_at: expect.stringMatching(ISO) };
+    const rowA = {
+      id: expect.any(String),
+      variant_id: a,
+      product_id: p.id,
+      sku: 'INV-A',
+      fulfillment_location_id: m.locations[0],
+      on_hand: 7,
+      committed: 0,
+      available: 7,
+      updated_at: expect.stringMatching(ISO),
+    };
+    const rowB = {
+      id: expect.any(String),
+      variant_id: b,
+      product_id: p.id,
+      sku: 'INV-B',
+      fulfillment_location_id: m.locations[1],
+      on_hand: 4,
+      committed: 0,
+      available: 4,
+      updated_at: expect.stringMatching(ISO),
+    };
     expect(body.data).toEqual([rowA, rowB, rowA]);
     expect(body.data[0]).toEqual(body.data[2]);
     expect(await rowsOf(a)).toEqual([body.data[0]]);
 
     const apiKeyId = (await t.database.db.selectFrom('inventory_ledger').select('api_key_id').where('variant_id', '=', a).executeTakeFirstOrThrow()).api_key_id;
     expect(await ledger(t, a)).toEqual([
-      { location_id: m.locations[0], on_hand_delta: 10, committed_delta: 0, cause: 'adjustment', reference_id: null, reason: 'receiving', api_key_id: apiKeyId },
+      {
+        location_id: m.locations[0],
+        on_hand_delta: 10,
+        committed_delta: 0,
+        cause: 'adjustment',
+        reference_id: null,
+        reason: 'receiving',
+        api_key_id: apiKeyId,
+      },
       { location_id: m.locations[0], on_hand_delta: -3, committed_delta: 0, cause: 'adjustment', reference_id: null, reason: 'damaged', api_key_id: apiKeyId },
     ]);
     const evs = await events(t, m.id, 'inventory.updated');
@@ -58,10 +87,14 @@ describe('POST /inventory/adjustments', () => {
     const [a, b] = p.variants.map((v) => v.id);
     const before = [await rowsOf(a), await rowsOf(b)];
     const ledgerBefore = (await ledger(t, a)).length;
-    const res = json(await adjust(key, [
+    const res = json(
+      await adjust(key, [
         { variant_id: b, fulfillment_location_id: m.locations[1], adjustment: 100 },
         { variant_id: a, fulfillment_location_id: m.locations[0], adjustment: -8 },
-      ]), 422, 'adjustInventory');
+      ]),
+      422,
+      'adjustInventory',
+    );
     expect(res.code).toBe('validation_failed');
     expect(res.errors).toEqual([{ path: '/adjustments/1/adjustment', message: 'would leave on_hand at -1', code: 'negative_on_hand' }]);
     expect([await rowsOf(a), await rowsOf(b)]).toEqual(before);
@@ -73,7 +106,8 @@ describe('POST /inventory/adjustments', () => {
     const foreign = await makeProduct(t, other, 'Foreign', [{ sku: 'INV-FOREIGN', price: 1 }]);
     // Connected data may repeat a SKU: the SKU becomes ambiguous.
     await syncConnectedProduct(m, 'Connected twin', [{ sku: 'INV-B', price: 1 }]);
-    const res = json(await adjust(key, [
+    const res = json(
+      await adjust(key, [
         { sku: 'INV-NOPE', fulfillment_location_id: m.locations[0], adjustment: 1 },
         { sku: 'INV-B', fulfillment_location_id: m.locations[0], adjustment: 1 },
         { variant_id: foreign.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 },
@@ -83,7 +117,10 @@ describe('POST /inventory/adjustments', () => {
         { fulfillment_location_id: m.locations[0], adjustment: 1 },
         { variant_id: p.variants[0].id, sku: 'INV-B', fulfillment_location_id: m.locations[0], adjustment: 1 },
         { variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 5 },
-      ]), 422, 'adjustInventory');
+      ]),
+      422,
+      'adjustInventory',
+    );
     expect(res.errors).toEqual([
       { path: '/adjustments/0/sku', message: 'matches no variant of this merchant', code: 'unknown_sku' },
       { path: '/adjustments/1/sku', message: 'matches 2 variants; send variant_id', code: 'ambiguous_sku' },
@@ -96,8 +133,16 @@ describe('POST /inventory/adjustments', () => {
     ]);
     expect((await rowsOf(p.variants[0].id))[0].on_hand).toBe(7);
 
-    const schema = json(await adjust(key, [{ variant_id: 'x', fulfillment_location_id: m.locations[0], adjustment: 1.5, colour: 'red' }]), 422, 'adjustInventory');
-    expect(schema.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/adjustments/0/adjustment', '/adjustments/0/colour', '/adjustments/0/variant_id']);
+    const schema = json(
+      await adjust(key, [{ variant_id: 'x', fulfillment_location_id: m.locations[0], adjustment: 1.5, colour: 'red' }]),
+      422,
+      'adjustInventory',
+    );
+    expect(schema.errors?.map((e: { path: string }) => e.path).sort()).toEqual([
+      '/adjustments/0/adjustment',
+      '/adjustments/0/colour',
+      '/adjustments/0/variant_id',
+    ]);
     expect(json(await adjust(key, []), 422, 'adjustInventory').errors?.[0].path).toBe('/adjustments');
     const many = Array.from({ length: 101 }, () => ({ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }));
     expect(json(await adjust(key, many), 422, 'adjustInventory').errors?.[0].path).toBe('/adjustments');
@@ -108,7 +153,14 @@ describe('POST /inventory/adjustments', () => {
     const requestBody = doc.paths['/api/integrations/v1/inventory/adjustments'].post.requestBody as DocumentNode;
     const row = requestBody.content['application/json'].schema.properties.adjustments.items;
     expect(row.allOf).toEqual([{ anyOf: [{ required: ['variant_id'] }, { required: ['sku'] }] }]);
-    const res = json(await adjust(key, [{ fulfillment_location_id: m.locations[0], adjustment: 1 }, { fulfillment_location_id: m.locations[0], adjustment: 0 }]), 422, 'adjustInventory');
+    const res = json(
+      await adjust(key, [
+        { fulfillment_location_id: m.locations[0], adjustment: 1 },
+        { fulfillment_location_id: m.locations[0], adjustment: 0 },
+      ]),
+      422,
+      'adjustInventory',
+    );
     expect(res.errors).toEqual([
       { path: '/adjustments/0/variant_id', message: 'variant_id or sku is required', code: 'required' },
       { path: '/adjustments/1/variant_id', message: 'variant_id or sku is required', code: 'required' },
@@ -118,22 +170,35 @@ describe('POST /inventory/adjustments', () => {
 
   it('a location outside a restricted key refuses the whole batch with 403; an unknown location is still 422', async () => {
     const restricted = await m.key(WAREHOUSE, [m.locations[0]]);
-    const res = json(await adjust(restricted, [
+    const res = json(
+      await adjust(restricted, [
         { variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 },
         { variant_id: p.variants[0].id, fulfillment_location_id: m.locations[2], adjustment: 1 },
-      ]), 403, 'adjustInventory');
+      ]),
+      403,
+      'adjustInventory',
+    );
     expect(res.code).toBe('location_forbidden');
-    expect(res.errors).toEqual([{ path: '/adjustments/1/fulfillment_location_id', message: 'is outside the locations of this API key', code: 'location_forbidden' }]);
+    expect(res.errors).toEqual([
+      { path: '/adjustments/1/fulfillment_location_id', message: 'is outside the locations of this API key', code: 'location_forbidden' },
+    ]);
     expect((await rowsOf(p.variants[0].id))[0].on_hand).toBe(7);
     const other = await t.merchant({ locations: 1 });
-    const unknown = json(await adjust(restricted, [{ variant_id: p.variants[0].id, fulfillment_location_id: other.locations[0], adjustment: 1 }]), 422, 'adjustInventory');
+    const unknown = json(
+      await adjust(restricted, [{ variant_id: p.variants[0].id, fulfillment_location_id: other.locations[0], adjustment: 1 }]),
+      422,
+      'adjustInventory',
+    );
     expect(unknown.errors?.[0].path).toBe('/adjustments/0/fulfillment_location_id');
     json(await adjust(restricted, [{ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }]), 200, 'adjustInventory');
   });
 
   it('inventory.write is an alias of inventory.adjust; inventory.read alone cannot adjust', async () => {
     const write = await m.key(['inventory.write']);
-    expect(json(await adjust(write, [{ variant_id: p.variants[1].id, fulfillment_location_id: m.locations[2], adjustment: 2 }]), 200, 'adjustInventory').data[0].on_hand).toBe(2);
+    expect(
+      json(await adjust(write, [{ variant_id: p.variants[1].id, fulfillment_location_id: m.locations[2], adjustment: 2 }]), 200, 'adjustInventory').data[0]
+        .on_hand,
+    ).toBe(2);
     const read = await m.key(['inventory.read']);
     const denied = json(await adjust(read, [{ variant_id: p.variants[1].id, fulfillment_location_id: m.locations[2], adjustment: 2 }]), 403, 'adjustInventory');
     expect(denied.code).toBe('insufficient_scope');
@@ -149,7 +214,9 @@ describe('POST /inventory/adjustments', () => {
     expect((await rowsOf(p.variants[1].id)).find((r) => r.fulfillment_location_id === m.locations[2])?.on_hand).toBe(
       json(first, 200, 'adjustInventory').data[0].on_hand,
     );
-    expect(json(await adjust(key, [{ ...rows[0], adjustment: 6 }], { 'idempotency-key': 'adj-1' }), 422, 'adjustInventory').code).toBe('idempotency_key_reused');
+    expect(json(await adjust(key, [{ ...rows[0], adjustment: 6 }], { 'idempotency-key': 'adj-1' }), 422, 'adjustInventory').code).toBe(
+      'idempotency_key_reused',
+    );
     const failed = await adjust(key, [{ ...rows[0], adjustment: -1000 }], { 'idempotency-key': 'adj-2' });
     const replayedFailure = await adjust(key, [{ ...rows[0], adjustment: -1000 }], { 'idempotency-key': 'adj-2' });
     expect(replayedFailure.statusCode).toBe(422);
@@ -169,7 +236,8 @@ describe('GET /inventory', () => {
       { sku: 'INV-F2', price: 1 },
       { sku: 'INV-F3', price: 1, inventory_policy: 'continue' },
     ]);
-    for (const v of q.variants) for (const l of mm.locations) json(await adjust(k, [{ variant_id: v.id, fulfillment_location_id: l, adjustment: 3 }]), 200, 'adjustInventory');
+    for (const v of q.variants)
+      for (const l of mm.locations) json(await adjust(k, [{ variant_id: v.id, fulfillment_location_id: l, adjustment: 3 }]), 200, 'adjustInventory');
   });
 
   it('walks every row once, filters by variant, SKU, location and updated_after, with constant queries', async () => {
@@ -177,12 +245,16 @@ describe('GET /inventory', () => {
     expect(all).toHaveLength(6);
     expect((await walk(t, k, '/inventory', 4)).ids).toEqual(all.map((r: { id: string }) => r.id));
     const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
-    expect(ids(json(await t.api(k, 'GET', `/inventory?variant_id=${q.variants[1].id}`), 200, 'listInventory').data)).toEqual(ids(all.filter((r: { variant_id: string }) => r.variant_id === q.variants[1].id)));
+    expect(ids(json(await t.api(k, 'GET', `/inventory?variant_id=${q.variants[1].id}`), 200, 'listInventory').data)).toEqual(
+      ids(all.filter((r: { variant_id: string }) => r.variant_id === q.variants[1].id)),
+    );
     expect(ids(json(await t.api(k, 'GET', '/inventory?sku=INV-F3'), 200, 'listInventory').data)).toEqual(ids(all.filter((r) => r.sku === 'INV-F3')));
     expect(ids(json(await t.api(k, 'GET', `/inventory?location_id=${mm.locations[1]}&sku=INV-F1`), 200, 'listInventory').data)).toEqual(
       ids(all.filter((r) => r.sku === 'INV-F1' && r.fulfillment_location_id === mm.locations[1])),
     );
-    expect(ids(json(await t.api(k, 'GET', `/inventory?updated_after=${all[3].updated_at}`), 200, 'listInventory').data)).toEqual(ids(all.filter((r: { updated_at: string }) => r.updated_at > all[3].updated_at)));
+    expect(ids(json(await t.api(k, 'GET', `/inventory?updated_after=${all[3].updated_at}`), 200, 'listInventory').data)).toEqual(
+      ids(all.filter((r: { updated_at: string }) => r.updated_at > all[3].updated_at)),
+    );
     expect(json(await t.api(k, 'GET', '/inventory?sku=NOPE'), 200, 'listInventory').data).toEqual([]);
     expect(json(await t.api(k, 'GET', '/inventory?variant_id=00000000-0000-4000-8000-000000000000'), 200, 'listInventory').data).toEqual([]);
     expect(json(await t.api(k, 'GET', '/inventory?warehouse=1'), 422, 'listInventory').errors?.[0].path).toBe('/warehouse');
@@ -198,14 +270,22 @@ describe('GET /inventory', () => {
   it('an order commits stock and a changed row moves to the end of the list', async () => {
     const order = await placeOrder(mm, mm.locations[0], [{ variant_id: q.variants[0].id, quantity: 2 }]);
     const all = json(await t.api(k, 'GET', '/inventory'), 200, 'listInventory').data;
-    expect(all[all.length - 1]).toMatchObject({ variant_id: q.variants[0].id, fulfillment_location_id: mm.locations[0], on_hand: 3, committed: 2, available: 1 });
+    expect(all[all.length - 1]).toMatchObject({
+      variant_id: q.variants[0].id,
+      fulfillment_location_id: mm.locations[0],
+      on_hand: 3,
+      committed: 2,
+      available: 1,
+    });
     expect(order.status).toBe('open');
   });
 
   it('a restricted key sees only its locations; naming another location is 403, an unknown one 422', async () => {
     const restricted = await mm.key(['inventory.read'], [mm.locations[1]]);
     const all = json(await t.api(k, 'GET', '/inventory'), 200, 'listInventory').data;
-    expect(json(await t.api(restricted, 'GET', '/inventory'), 200, 'listInventory').data).toEqual(all.filter((r: { fulfillment_location_id: string }) => r.fulfillment_location_id === mm.locations[1]));
+    expect(json(await t.api(restricted, 'GET', '/inventory'), 200, 'listInventory').data).toEqual(
+      all.filter((r: { fulfillment_location_id: string }) => r.fulfillment_location_id === mm.locations[1]),
+    );
     const forbidden = json(await t.api(restricted, 'GET', `/inventory?location_id=${mm.locations[0]}`), 403, 'listInventory');
     expect(forbidden.code).toBe('location_forbidden');
     const other = await t.merchant({ locations: 1 });

@@ -135,7 +135,12 @@ const among = (column: string, values: string[]) => (values.length ? sql<boolean
 /** The merchant's locations among these ids. */
 export async function knownLocations(db: Database, scope: Scope, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('locations').select('id').where(ofMerchant('locations', scope)).where(among('locations.id', [...new Set(ids)])).execute();
+  const rows = await db
+    .selectFrom('locations')
+    .select('id')
+    .where(ofMerchant('locations', scope))
+    .where(among('locations.id', [...new Set(ids)]))
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 

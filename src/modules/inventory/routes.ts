@@ -15,7 +15,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'listInventory',
       summary: 'List inventory rows (one per variant and location)',
       description:
-        'Rows of the key\'s locations, ordered by (updated_at, id). A `location_id` outside the key\'s locations answers 403 `location_forbidden`; one that is not the merchant\'s answers 422.',
+        "Rows of the key's locations, ordered by (updated_at, id). A `location_id` outside the key's locations answers 403 `location_forbidden`; one that is not the merchant's answers 422.",
       querystring: InventoryListQuery,
       answer: 'A page of inventory rows.',
       extraErrors: ['location_forbidden'],
@@ -23,17 +23,27 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     listInventory,
   );
 
-  idempotentRoute(app, 'POST', '/inventory/adjustments', {
+  idempotentRoute(
+    app,
+    'POST',
+    '/inventory/adjustments',
+    {
       scope: 'inventory.adjust',
       schema: {
         operationId: 'adjustInventory',
         tags: ['Inventory'],
         summary: 'Apply inventory adjustments',
         description:
-          'Changes on_hand by each row\'s signed `adjustment`, atomically: if any row names an unknown or ambiguous SKU, an unknown variant or location, or would leave on_hand negative, nothing is applied (422 naming the rows). A location outside the key\'s locations refuses the batch (403 `location_forbidden`). Answers the resulting rows in request order. Supports `Idempotency-Key`.',
+          "Changes on_hand by each row's signed `adjustment`, atomically: if any row names an unknown or ambiguous SKU, an unknown variant or location, or would leave on_hand negative, nothing is applied (422 naming the rows). A location outside the key's locations refuses the batch (403 `location_forbidden`). Answers the resulting rows in request order. Supports `Idempotency-Key`.",
         body: AdjustmentBody,
         response: {
-          200: component('InventoryAdjustmentResult', Type.Object({ data: Type.Array(InventoryRowSchema), request_id: RequestId }, { description: 'The resulting inventory rows, in request order (or, with `Idempotent-Replayed: true`, the stored answer).' })),
+          200: component(
+            'InventoryAdjustmentResult',
+            Type.Object(
+              { data: Type.Array(InventoryRowSchema), request_id: RequestId },
+              { description: 'The resulting inventory rows, in request order (or, with `Idempotent-Replayed: true`, the stored answer).' },
+            ),
+          ),
           ...problems(...IDEMPOTENT_ERRORS, 'location_forbidden'),
         },
       },

@@ -6,24 +6,27 @@ import { Nullable, Timestamp, Uuid, component, serviceChecked } from '../../http
 
 const strict = { additionalProperties: false } as const;
 
-export const InventoryRowSchema = component('InventoryRow', Type.Object({
-  id: Uuid(),
-  variant_id: Uuid(),
-  product_id: Uuid(),
-  sku: Nullable(Type.String()),
-  fulfillment_location_id: Uuid(),
-  on_hand: Type.Integer(),
-  committed: Type.Integer({ description: 'Held by open orders, not yet fulfilled.' }),
-  available: Type.Integer({ description: 'on_hand - committed; may be negative for continue-policy variants.' }),
-  updated_at: Timestamp(),
-}));
+export const InventoryRowSchema = component(
+  'InventoryRow',
+  Type.Object({
+    id: Uuid(),
+    variant_id: Uuid(),
+    product_id: Uuid(),
+    sku: Nullable(Type.String()),
+    fulfillment_location_id: Uuid(),
+    on_hand: Type.Integer(),
+    committed: Type.Integer({ description: 'Held by open orders, not yet fulfilled.' }),
+    available: Type.Integer({ description: 'on_hand - committed; may be negative for continue-policy variants.' }),
+    updated_at: Timestamp(),
+  }),
+);
 export type InventoryRow = Static<typeof InventoryRowSchema>;
 
 export const InventoryListQuery = Type.Object(
   {
     variant_id: Type.Optional(Uuid('Only rows of this variant.')),
     sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only rows of variants with this SKU.' })),
-    location_id: Type.Optional(Uuid('Only rows at this fulfillment location (must be one of the key\'s locations).')),
+    location_id: Type.Optional(Uuid("Only rows at this fulfillment location (must be one of the key's locations).")),
     ...PageQueryFields,
   },
   strict,
@@ -37,7 +40,9 @@ export type InventoryFilters = Static<typeof InventoryListQuery>;
 export const AdjustmentRow = Type.Object(
   {
     variant_id: Type.Optional(Uuid('The variant; or give sku.')),
-    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Resolved to the merchant\'s variant with this SKU when variant_id is absent.' })),
+    sku: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: "Resolved to the merchant's variant with this SKU when variant_id is absent." }),
+    ),
     fulfillment_location_id: Uuid(),
     adjustment: Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Signed change of on_hand; not 0.' }),
     reason: Type.Optional(Type.String({ maxLength: 500 })),

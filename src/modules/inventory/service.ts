@@ -58,7 +58,8 @@ export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Prom
       let variantId: string | null = null;
       if (a.variant_id) {
         if (!byId.has(a.variant_id)) errors.push({ path: at(i, 'variant_id'), message: 'is not a variant of this merchant', code: 'unknown_id' });
-        else if (a.sku !== undefined && byId.get(a.variant_id) !== a.sku) errors.push({ path: at(i, 'sku'), message: 'does not match the variant', code: 'mismatch' });
+        else if (a.sku !== undefined && byId.get(a.variant_id) !== a.sku)
+          errors.push({ path: at(i, 'sku'), message: 'does not match the variant', code: 'mismatch' });
         else variantId = a.variant_id;
       } else if (a.sku !== undefined) {
         const found = bySku.get(a.sku) ?? [];
@@ -82,7 +83,16 @@ export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Prom
     const rows = await moveStock(
       trx,
       ctx,
-      resolved.map((r) => ({ variantId: r.variantId, locationId: r.locationId, onHandDelta: r.delta, committedDelta: 0, cause: 'adjustment', referenceId: null, reason: r.reason, apiKeyId: ctx.apiKeyId })),
+      resolved.map((r) => ({
+        variantId: r.variantId,
+        locationId: r.locationId,
+        onHandDelta: r.delta,
+        committedDelta: 0,
+        cause: 'adjustment',
+        referenceId: null,
+        reason: r.reason,
+        apiKeyId: ctx.apiKeyId,
+      })),
     );
 
     // Rows apply in request order per inventory row: walk each row's on_hand from where the batch

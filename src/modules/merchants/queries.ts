@@ -18,7 +18,11 @@ export async function emailTaken(db: Database, email: string): Promise<boolean> 
 }
 
 export function insertPortalUser(db: Database, scope: Scope, user: { email: string; password_hash: string }) {
-  return db.insertInto('portal_users').values({ merchant_id: scope.merchantId, ...user }).returning(['id', 'email']).executeTakeFirstOrThrow();
+  return db
+    .insertInto('portal_users')
+    .values({ merchant_id: scope.merchantId, ...user })
+    .returning(['id', 'email'])
+    .executeTakeFirstOrThrow();
 }
 
 /** Across merchants (operator CLI): every merchant, its locations and its portal users' emails. */
@@ -35,7 +39,12 @@ export async function selectMerchantsWithPeople(db: Database) {
 
 /** Across merchants (operator CLI): a portal user found by email gets a new password hash. */
 export function setPasswordByEmail(db: Database, email: string, passwordHash: string) {
-  return db.updateTable('portal_users').set({ password_hash: passwordHash }).where('email', '=', email).returning(['id', 'email', 'merchant_id']).executeTakeFirst();
+  return db
+    .updateTable('portal_users')
+    .set({ password_hash: passwordHash })
+    .where('email', '=', email)
+    .returning(['id', 'email', 'merchant_id'])
+    .executeTakeFirst();
 }
 
 /** Ends every session of one portal user; the number ended. */

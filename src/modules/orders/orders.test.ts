@@ -25,7 +25,8 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 /** An order intake through the operator API, answered as it comes. */
-const intake = (locationId: string, lineItems: { variant_id: string; quantity: number; price?: number }[]) => m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: lineItems });
+const intake = (locationId: string, lineItems: { variant_id: string; quantity: number; price?: number }[]) =>
+  m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: lineItems });
 const inventoryOf = async (variantId: string, locationId: string) =>
   json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}&location_id=${locationId}`), 200, 'listInventory').data[0] ?? null;
 
@@ -71,9 +72,42 @@ describe('order intake (operator API)', () => {
         phone: null,
       },
       line_items: [
-        { id: expect.any(String), product_id: p.id, variant_id: p.variants[0].id, sku: 'ORD-HOOD-S', title: 'Hoodie', variant_title: 'Small / Grey', quantity: 3, fulfilled_quantity: 0, fulfillable_quantity: 3, price: 39.99 },
-        { id: expect.any(String), product_id: p.id, variant_id: p.variants[1].id, sku: 'ORD-HOOD-L', title: 'Hoodie', variant_title: 'Large', quantity: 1, fulfilled_quantity: 0, fulfillable_quantity: 1, price: 0.1 },
-        { id: expect.any(String), product_id: p.id, variant_id: p.variants[0].id, sku: 'ORD-HOOD-S', title: 'Hoodie', variant_title: 'Small / Grey', quantity: 1, fulfilled_quantity: 0, fulfillable_quantity: 1, price: 0.2 },
+        {
+          id: expect.any(String),
+          product_id: p.id,
+          variant_id: p.variants[0].id,
+          sku: 'ORD-HOOD-S',
+          title: 'Hoodie',
+          variant_title: 'Small / Grey',
+          quantity: 3,
+          fulfilled_quantity: 0,
+          fulfillable_quantity: 3,
+          price: 39.99,
+        },
+        {
+          id: expect.any(String),
+          product_id: p.id,
+          variant_id: p.variants[1].id,
+          sku: 'ORD-HOOD-L',
+          title: 'Hoodie',
+          variant_title: 'Large',
+          quantity: 1,
+          fulfilled_quantity: 0,
+          fulfillable_quantity: 1,
+          price: 0.1,
+        },
+        {
+          id: expect.any(String),
+          product_id: p.id,
+          variant_id: p.variants[0].id,
+          sku: 'ORD-HOOD-S',
+          title: 'Hoodie',
+          variant_title: 'Small / Grey',
+          quantity: 1,
+          fulfilled_quantity: 0,
+          fulfillable_quantity: 1,
+          price: 0.2,
+        },
       ],
       fulfillment_summary: { fulfilled_quantity: 0, total_quantity: 5, fulfillment_ids: [] },
       created_at: expect.stringMatching(ISO),
@@ -88,7 +122,15 @@ describe('order intake (operator API)', () => {
     expect(byVariant[p.variants[0].id]).toMatchObject({ on_hand: 5, committed: 4, available: 1 });
     expect(byVariant[p.variants[1].id]).toMatchObject({ on_hand: 0, committed: 1, available: -1, sku: 'ORD-HOOD-L', product_id: p.id });
     const led = await ledger(t, p.variants[0].id);
-    expect(led[1]).toEqual({ location_id: fresh.locations[0], on_hand_delta: 0, committed_delta: 4, cause: 'order', reference_id: order.id, reason: null, api_key_id: null });
+    expect(led[1]).toEqual({
+      location_id: fresh.locations[0],
+      on_hand_delta: 0,
+      committed_delta: 4,
+      cause: 'order',
+      reference_id: order.id,
+      reason: null,
+      api_key_id: null,
+    });
 
     const created = await events(t, fresh.id, 'order.created');
     expect(created).toHaveLength(1);
@@ -98,7 +140,12 @@ describe('order intake (operator API)', () => {
     // two from the stock adjustment… one per changed row: 1 (adjustment) + 2 (order)
     expect(inv).toHaveLength(3);
     const last = inv.slice(1).map((e) => e.payload.object as { variant_id: string; committed: number });
-    expect(last.map((o) => [o.variant_id, o.committed]).sort()).toEqual([[p.variants[0].id, 4], [p.variants[1].id, 1]].sort());
+    expect(last.map((o) => [o.variant_id, o.committed]).sort()).toEqual(
+      [
+        [p.variants[0].id, 4],
+        [p.variants[1].id, 1],
+      ].sort(),
+    );
 
     const second = await placeOrder(fresh, fresh.locations[0], [{ variant_id: p.variants[1].id, quantity: 2 }]);
     expect(second.order_number).toBe(1002);
@@ -110,25 +157,46 @@ describe('order intake (operator API)', () => {
     expect(b.order_number).toBe(a.order_number + 1);
   });
 
-  it('names an unknown location, another merchant\'s variant and a bad price', async () => {
+  it("names an unknown location, another merchant's variant and a bad price", async () => {
     const other = await t.merchant({ locations: 1 });
     const foreign = await makeProduct(t, other, 'Foreign', [{ sku: 'ORD-FOREIGN', price: 1 }]);
-    const body = json(await intake(other.locations[0], [{ variant_id: tee.variants[1].id, quantity: 1, price: 1.005 }, { variant_id: foreign.variants[0].id, quantity: 1 }]), 422, 'createOrder');
+    const body = json(
+      await intake(other.locations[0], [
+        { variant_id: tee.variants[1].id, quantity: 1, price: 1.005 },
+        { variant_id: foreign.variants[0].id, quantity: 1 },
+      ]),
+      422,
+      'createOrder',
+    );
     expect(body.code).toBe('validation_failed');
     expect(body.errors).toEqual([
       { path: '/fulfillment_location_id', message: 'is not a location of this merchant', code: 'unknown_id' },
       { path: '/line_items/0/price', message: 'must have at most 2 decimals', code: 'invalid_format' },
       { path: '/line_items/1/variant_id', message: 'is not a variant of this merchant', code: 'unknown_id' },
     ]);
-    const schema = json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: tee.variants[1].id, quantity: 0 }], colour: 1 }), 422, 'createOrder');
+    const schema = json(
+      await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: tee.variants[1].id, quantity: 0 }], colour: 1 }),
+      422,
+      'createOrder',
+    );
     expect(schema.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/colour', '/line_items/0/quantity']);
-    expect(json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [] }), 422, 'createOrder').errors?.[0].path).toBe('/line_items');
+    expect(json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [] }), 422, 'createOrder').errors?.[0].path).toBe(
+      '/line_items',
+    );
   });
 
   it('refuses a deny-policy variant with too little available, naming the line, and changes nothing', async () => {
     const before = await inventoryOf(mug.variants[0].id, m.locations[0]);
     const ordersBefore = json(await t.api(key, 'GET', '/orders?limit=250'), 200, 'listOrders').data.length;
-    const body = json(await intake(m.locations[0], [{ variant_id: tee.variants[1].id, quantity: 50 }, { variant_id: mug.variants[0].id, quantity: 2 }, { variant_id: mug.variants[0].id, quantity: 2 }]), 422, 'createOrder');
+    const body = json(
+      await intake(m.locations[0], [
+        { variant_id: tee.variants[1].id, quantity: 50 },
+        { variant_id: mug.variants[0].id, quantity: 2 },
+        { variant_id: mug.variants[0].id, quantity: 2 },
+      ]),
+      422,
+      'createOrder',
+    );
     expect(body.code).toBe('insufficient_inventory');
     expect(body.errors).toEqual([
       { path: '/line_items/1/quantity', message: 'only 3 available at this location', code: 'insufficient_inventory' },
@@ -137,7 +205,11 @@ describe('order intake (operator API)', () => {
     expect(await inventoryOf(mug.variants[0].id, m.locations[0])).toEqual(before);
     expect(json(await t.api(key, 'GET', '/orders?limit=250'), 200, 'listOrders').data.length).toBe(ordersBefore);
     // At another location there is no stock at all.
-    const elsewhere = json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[1], line_items: [{ variant_id: mug.variants[0].id, quantity: 1 }] }), 422, 'createOrder');
+    const elsewhere = json(
+      await m.op('POST', '/orders', { fulfillment_location_id: m.locations[1], line_items: [{ variant_id: mug.variants[0].id, quantity: 1 }] }),
+      422,
+      'createOrder',
+    );
     expect(elsewhere.errors).toEqual([{ path: '/line_items/0/quantity', message: 'only 0 available at this location', code: 'insufficient_inventory' }]);
     // Exactly what is available is fine; a continue variant may go below zero.
     const ok = await placeOrder(m, m.locations[0], [{ variant_id: mug.variants[0].id, quantity: 3 }]);
@@ -147,7 +219,10 @@ describe('order intake (operator API)', () => {
   });
 
   it('answers 404 for an unknown merchant', async () => {
-    const res = await t.op('POST', '/merchants/00000000-0000-4000-8000-000000000000/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: tee.variants[0].id, quantity: 1 }] });
+    const res = await t.op('POST', '/merchants/00000000-0000-4000-8000-000000000000/orders', {
+      fulfillment_location_id: m.locations[0],
+      line_items: [{ variant_id: tee.variants[0].id, quantity: 1 }],
+    });
     expect(res.statusCode).toBe(404);
   });
 });
@@ -174,7 +249,9 @@ describe('order cancellation', () => {
     const res = await m.op('POST', `/orders/${order.id}/cancel`, {});
     const cancelled = json(res, 200, 'cancelOrder').data;
     expect(cancelled).toMatchObject({ status: 'cancelled', fulfillment_status: 'partially_fulfilled' });
-    expect(cancelled.line_items.map((l: { fulfilled_quantity: number; fulfillable_quantity: number }) => [l.fulfilled_quantity, l.fulfillable_quantity])).toEqual([
+    expect(
+      cancelled.line_items.map((l: { fulfilled_quantity: number; fulfillable_quantity: number }) => [l.fulfilled_quantity, l.fulfillable_quantity]),
+    ).toEqual([
       [1, 0],
       [0, 0],
     ]);
@@ -244,15 +321,22 @@ describe('GET /orders', () => {
     const byCreated = [...all].sort((a: { created_at: string }, b: { created_at: string }) => a.created_at.localeCompare(b.created_at));
     const pivot = byCreated[2].created_at;
     const created = json(await t.api(k, 'GET', `/orders?created_after=${pivot}`), 200, 'listOrders').data;
-    expect(created.map((o: { id: string }) => o.id).sort()).toEqual(all.filter((o: { created_at: string }) => o.created_at > pivot).map((o: { id: string }) => o.id).sort());
+    expect(created.map((o: { id: string }) => o.id).sort()).toEqual(
+      all
+        .filter((o: { created_at: string }) => o.created_at > pivot)
+        .map((o: { id: string }) => o.id)
+        .sort(),
+    );
     const updated = json(await t.api(k, 'GET', `/orders?updated_after=${all[5].updated_at}`), 200, 'listOrders').data;
-    expect(updated.map((o: { id: string }) => o.id)).toEqual(all.filter((o: { updated_at: string }) => o.updated_at > all[5].updated_at).map((o: { id: string }) => o.id));
+    expect(updated.map((o: { id: string }) => o.id)).toEqual(
+      all.filter((o: { updated_at: string }) => o.updated_at > all[5].updated_at).map((o: { id: string }) => o.id),
+    );
     const bad = json(await t.api(k, 'GET', '/orders?status=bogus'), 422, 'listOrders');
     expect(bad.errors?.[0].path).toBe('/status');
     expect(json(await t.api(k, 'GET', '/orders?created_after=yesterday'), 422, 'listOrders').errors?.[0].path).toBe('/created_after');
   });
 
-  it('a location-restricted key sees only its location\'s orders; others are 404', async () => {
+  it("a location-restricted key sees only its location's orders; others are 404", async () => {
     const restricted = await mm.key(['orders.read'], [mm.locations[1]]);
     const all = json(await t.api(k, 'GET', '/orders'), 200, 'listOrders').data;
     const mine = all.filter((o: { fulfillment_location_id: string }) => o.fulfillment_location_id === mm.locations[1]);
@@ -262,7 +346,7 @@ describe('GET /orders', () => {
     expect(json(await t.api(restricted, 'GET', `/orders/${mine[0].id}`), 200, 'getOrder').data).toEqual(mine[0]);
   });
 
-  it('another merchant\'s order, an unknown id and a non-UUID id are 404; the scope is orders.read', async () => {
+  it("another merchant's order, an unknown id and a non-UUID id are 404; the scope is orders.read", async () => {
     expect(json(await t.api(key, 'GET', `/orders/${ids[0]}`), 404, 'getOrder').code).toBe('not_found');
     expect(json(await t.api(k, 'GET', '/orders/00000000-0000-4000-8000-000000000000'), 404, 'getOrder').code).toBe('not_found');
     expect(json(await t.api(k, 'GET', '/orders/123'), 404, 'getOrder').code).toBe('not_found');

@@ -24,7 +24,17 @@ export async function intakeVariants(db: Database, scope: Scope, ids: string[]) 
   return db
     .selectFrom('variants')
     .innerJoin('products', 'products.id', 'variants.product_id')
-    .select(['variants.id', 'variants.product_id', 'variants.sku', 'variants.option1', 'variants.option2', 'variants.option3', 'variants.price', 'variants.inventory_policy', 'products.title'])
+    .select([
+      'variants.id',
+      'variants.product_id',
+      'variants.sku',
+      'variants.option1',
+      'variants.option2',
+      'variants.option3',
+      'variants.price',
+      'variants.inventory_policy',
+      'products.title',
+    ])
     .where(ofMerchant('variants', scope))
     .where('variants.id', 'in', ids)
     .execute();

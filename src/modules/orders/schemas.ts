@@ -34,7 +34,7 @@ export const OrderIntakeBody = Type.Object(
         {
           variant_id: Uuid(),
           quantity: Type.Integer({ minimum: 1, maximum: 100_000 }),
-          price: Type.Optional(Money('Line price in the merchant currency (default: the variant\'s price)', MAX_LINE_PRICE)),
+          price: Type.Optional(Money("Line price in the merchant currency (default: the variant's price)", MAX_LINE_PRICE)),
         },
         strict,
       ),

@@ -46,7 +46,8 @@ export async function createOrder(ctx: Ctx, input: OrderIntake): Promise<Order> 
     const variants = new Map((await intakeVariants(trx, ctx, variantIds)).map((v) => [v.id, v]));
     input.line_items.forEach((l, i) => {
       if (!variants.has(l.variant_id)) errors.push({ path: `/line_items/${i}/variant_id`, message: 'is not a variant of this merchant', code: 'unknown_id' });
-      if (l.price !== undefined && !hasTwoDecimals(l.price)) errors.push({ path: `/line_items/${i}/price`, message: 'must have at most 2 decimals', code: 'invalid_format' });
+      if (l.price !== undefined && !hasTwoDecimals(l.price))
+        errors.push({ path: `/line_items/${i}/price`, message: 'must have at most 2 decimals', code: 'invalid_format' });
     });
     if (errors.length) throw invalidFields(errors);
 
@@ -93,14 +94,26 @@ export async function createOrder(ctx: Ctx, input: OrderIntake): Promise<Order> 
     const levels = await moveStock(
       trx,
       ctx,
-      perVariant.map((c) => ({ variantId: c.variantId, locationId: input.fulfillment_location_id, onHandDelta: 0, committedDelta: c.quantity, cause: 'order', referenceId: orderId, apiKeyId: ctx.apiKeyId })),
+      perVariant.map((c) => ({
+        variantId: c.variantId,
+        locationId: input.fulfillment_location_id,
+        onHandDelta: 0,
+        committedDelta: c.quantity,
+        cause: 'order',
+        referenceId: orderId,
+        apiKeyId: ctx.apiKeyId,
+      })),
     );
     const short: FieldError[] = [];
     for (const c of perVariant) {
       const level = levels.get(levelKey(c.variantId, input.fulfillment_location_id))!;
       if (c.policy === 'deny' && level.available < 0) {
         for (const i of c.indexes) {
-          short.push({ path: `/line_items/${i}/quantity`, message: `only ${level.available + c.quantity} available at this location`, code: 'insufficient_inventory' });
+          short.push({
+            path: `/line_items/${i}/quantity`,
+            message: `only ${level.available + c.quantity} available at this location`,
+            code: 'insufficient_inventory',
+          });
         }
       }
     }
@@ -110,7 +123,10 @@ export async function createOrder(ctx: Ctx, input: OrderIntake): Promise<Order> 
     }
 
     const [created] = await loadOrders(trx, ctx, [orderId]);
-    await emitEvents(trx, ctx.merchantId, [{ type: 'order.created', locationId: created.fulfillment_location_id, object: created }, ...inventoryUpdated(levels.values())]);
+    await emitEvents(trx, ctx.merchantId, [
+      { type: 'order.created', locationId: created.fulfillment_location_id, object: created },
+      ...inventoryUpdated(levels.values()),
+    ]);
     return created;
   });
 }
@@ -140,7 +156,15 @@ export async function cancelOrder(ctx: Ctx, orderId: string): Promise<Order> {
       }
       const release = l.quantity - (l.fulfilled_quantity + back);
       if (!l.variant_id || !l.variant_exists || (release === 0 && back === 0)) continue;
-      const m = moves.get(l.variant_id) ?? { variantId: l.variant_id, locationId: order.fulfillment_location_id, onHandDelta: 0, committedDelta: 0, cause: 'cancellation', referenceId: orderId, apiKeyId: ctx.apiKeyId };
+      const m = moves.get(l.variant_id) ?? {
+        variantId: l.variant_id,
+        locationId: order.fulfillment_location_id,
+        onHandDelta: 0,
+        committedDelta: 0,
+        cause: 'cancellation',
+        referenceId: orderId,
+        apiKeyId: ctx.apiKeyId,
+      };
       m.onHandDelta += back;
       m.committedDelta -= release;
       moves.set(l.variant_id, m);

@@ -17,7 +17,8 @@ beforeAll(async () => {
   tags = [];
   for (const n of ['a', 'b', 'c']) tags.push(json(await m.op('POST', '/tags', { name: n }), 201, 'createTag').data.id);
   images = [];
-  for (const n of [1, 2, 3]) images.push(json(await m.op('POST', '/media-assets', { url: `https://img.example.com/${n}.jpg`, kind: 'image' }), 201, 'createMediaAsset').data.id);
+  for (const n of [1, 2, 3])
+    images.push(json(await m.op('POST', '/media-assets', { url: `https://img.example.com/${n}.jpg`, kind: 'image' }), 201, 'createMediaAsset').data.id);
 });
 afterAll(() => t?.close());
 
@@ -40,9 +41,20 @@ describe('create', () => {
     const p = json(res, 201, 'createProduct').data;
     expect(res.headers.location).toBe(`/api/integrations/v1/products/${p.id}`);
     expect(p).toMatchObject({
-      source: 'native', source_name: null, external_id: null, title: 'Blue Shirt!', description: 'Soft', handle: 'blue-shirt',
-      status: 'draft', review_status: 'not_submitted', pending_title: null, pending_description: null, vendor_id: vendor,
-      primary_image_asset_id: images[0], gallery_asset_ids: [images[1], images[2]], tag_ids: [tags[1], tags[0]],
+      source: 'native',
+      source_name: null,
+      external_id: null,
+      title: 'Blue Shirt!',
+      description: 'Soft',
+      handle: 'blue-shirt',
+      status: 'draft',
+      review_status: 'not_submitted',
+      pending_title: null,
+      pending_description: null,
+      vendor_id: vendor,
+      primary_image_asset_id: images[0],
+      gallery_asset_ids: [images[1], images[2]],
+      tag_ids: [tags[1], tags[0]],
     });
     expect(p.media).toEqual([
       { id: images[0], url: 'https://img.example.com/1.jpg', kind: 'image', position: 0 },
@@ -51,8 +63,22 @@ describe('create', () => {
     ]);
     expect(p.variants).toHaveLength(2);
     expect(p.variants[0]).toEqual({
-      id: expect.any(String), external_id: null, sku: 'BS-S', option1: 'S', option2: null, option3: null, price: 19.99, compare_at_price: 25,
-      barcode: null, inventory_policy: 'deny', media_asset_id: images[1], shipping_profile: null, requires_shipping: true, weight: 200, weight_unit: 'g', inventory: [],
+      id: expect.any(String),
+      external_id: null,
+      sku: 'BS-S',
+      option1: 'S',
+      option2: null,
+      option3: null,
+      price: 19.99,
+      compare_at_price: 25,
+      barcode: null,
+      inventory_policy: 'deny',
+      media_asset_id: images[1],
+      shipping_profile: null,
+      requires_shipping: true,
+      weight: 200,
+      weight_unit: 'g',
+      inventory: [],
     });
     expect(p.variants[1]).toMatchObject({ sku: 'BS-M', price: 21.5, inventory_policy: 'continue', requires_shipping: false });
     expect(json(await t.api(key, 'GET', `/products/${p.id}`), 200, 'getProduct').data).toEqual(p);
@@ -71,16 +97,28 @@ describe('create', () => {
     const other = await t.merchant();
     const foreignTag = json(await other.op('POST', '/tags', { name: 'x' }), 201, 'createTag').data.id;
     const res = json(await create({ title: 'X', tag_ids: [tags[0], foreignTag], vendor_id: foreignTag, variants: [{ sku: 'A1' }] }), 422, 'createProduct');
-    expect(res.errors).toEqual(expect.arrayContaining([
-      { path: '/variants/0/price', message: 'is required', code: 'required' },
-    ]));
+    expect(res.errors).toEqual(expect.arrayContaining([{ path: '/variants/0/price', message: 'is required', code: 'required' }]));
     const refs = json(await create({ title: 'X', tag_ids: [tags[0], foreignTag], vendor_id: foreignTag }), 422, 'createProduct');
     expect(refs.errors).toEqual([
       { path: '/vendor_id', message: 'is not a vendor of this merchant', code: 'unknown_id' },
       { path: '/tag_ids/1', message: 'is not a tag of this merchant', code: 'unknown_id' },
     ]);
-    const dup = json(await create({ title: 'X', variants: [{ sku: 'BS-S', price: 1 }, { sku: 'Q', price: 1 }, { sku: 'Q', price: 1.001 }] }), 422, 'createProduct');
-    expect(dup.errors?.map((e: { path: string; code: string }) => `${e.path}:${e.code}`)).toEqual(['/variants/2/price:invalid_format', '/variants/2/sku:duplicate']);
+    const dup = json(
+      await create({
+        title: 'X',
+        variants: [
+          { sku: 'BS-S', price: 1 },
+          { sku: 'Q', price: 1 },
+          { sku: 'Q', price: 1.001 },
+        ],
+      }),
+      422,
+      'createProduct',
+    );
+    expect(dup.errors?.map((e: { path: string; code: string }) => `${e.path}:${e.code}`)).toEqual([
+      '/variants/2/price:invalid_format',
+      '/variants/2/sku:duplicate',
+    ]);
     const taken = json(await create({ title: 'X', variants: [{ sku: 'BS-S', price: 1 }] }), 422, 'createProduct');
     expect(taken.errors).toEqual([{ path: '/variants/0/sku', message: '"BS-S" is already used by another variant', code: 'taken' }]);
     const unknown = json(await create({ title: 'X', status: 'active', variants: [{ price: 1, colour: 'red' }] }), 422, 'createProduct');
@@ -96,14 +134,43 @@ describe('create', () => {
 
 describe('patch and review', () => {
   it('title/description become pending; variants and tags replace at once; approve goes live and activates', async () => {
-    const p = json(await create({ title: 'Cap', tag_ids: [tags[0]], variants: [{ sku: 'CAP-1', price: 5 }, { sku: 'CAP-2', price: 6 }] }), 201, 'createProduct').data;
-    const patched = json(await t.api(key, 'PATCH', `/products/${p.id}`, {
-      title: 'Cap v2', description: 'New',
-      variants: [{ id: p.variants[1].id, price: 7 }, { sku: 'CAP-3', price: 8, option1: 'L' }],
+    const p = json(
+      await create({
+        title: 'Cap',
+        tag_ids: [tags[0]],
+        variants: [
+          { sku: 'CAP-1', price: 5 },
+          { sku: 'CAP-2', price: 6 },
+        ],
+      }),
+      201,
+      'createProduct',
+    ).data;
+    const patched = json(
+      await t.api(key, 'PATCH', `/products/${p.id}`, {
+        title: 'Cap v2',
+        description: 'New',
+        variants: [
+          { id: p.variants[1].id, price: 7 },
+          { sku: 'CAP-3', price: 8, option1: 'L' },
+        ],
+        tag_ids: [tags[2]],
+      }),
+      200,
+      'updateProduct',
+    ).data;
+    expect(patched).toMatchObject({
+      title: 'Cap',
+      description: null,
+      pending_title: 'Cap v2',
+      pending_description: 'New',
+      review_status: 'not_submitted',
       tag_ids: [tags[2]],
-    }), 200, 'updateProduct').data;
-    expect(patched).toMatchObject({ title: 'Cap', description: null, pending_title: 'Cap v2', pending_description: 'New', review_status: 'not_submitted', tag_ids: [tags[2]] });
-    expect(patched.variants.map((v) => [v.sku, v.price])).toEqual([['CAP-2', 7], ['CAP-3', 8]]);
+    });
+    expect(patched.variants.map((v) => [v.sku, v.price])).toEqual([
+      ['CAP-2', 7],
+      ['CAP-3', 8],
+    ]);
     expect(patched.variants[0].id).toBe(p.variants[1].id);
     // The removed variant's SKU is free again.
     expect(json(await create({ title: 'Y', variants: [{ sku: 'CAP-1', price: 1 }] }), 201, 'createProduct').data.variants[0].sku).toBe('CAP-1');
@@ -111,7 +178,14 @@ describe('patch and review', () => {
     expect(json(await m.op('POST', `/products/${p.id}/review`, { decision: 'approve' }), 409, 'reviewProduct').code).toBe('invalid_state');
     expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { submit: true }), 200, 'updateProduct').data.review_status).toBe('in_review');
     const approved = json(await m.op('POST', `/products/${p.id}/review`, { decision: 'approve' }), 200, 'reviewProduct').data;
-    expect(approved).toMatchObject({ title: 'Cap v2', description: 'New', pending_title: null, pending_description: null, review_status: 'approved', status: 'active' });
+    expect(approved).toMatchObject({
+      title: 'Cap v2',
+      description: 'New',
+      pending_title: null,
+      pending_description: null,
+      review_status: 'approved',
+      status: 'active',
+    });
 
     await t.api(key, 'PATCH', `/products/${p.id}`, { title: 'Cap v3', submit: true });
     const rejected = json(await m.op('POST', `/products/${p.id}/review`, { decision: 'reject' }), 200, 'reviewProduct').data;
@@ -122,13 +196,18 @@ describe('patch and review', () => {
     const p = json(await create({ title: 'Hat' }), 201, 'createProduct').data;
     const q = json(await create({ title: 'Hat 2' }), 201, 'createProduct').data;
     expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { variants: [] }), 422, 'updateProduct').errors?.[0].path).toBe('/variants');
-    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { variants: [{ id: q.variants[0].id, price: 1 }] }), 422, 'updateProduct').errors)
-      .toEqual([{ path: '/variants/0/id', message: 'is not a variant of this product', code: 'unknown_id' }]);
-    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { handle: 'x' }), 422, 'updateProduct').errors?.[0]).toEqual({ path: '/handle', message: 'is not a known field', code: 'unknown_field' });
+    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { variants: [{ id: q.variants[0].id, price: 1 }] }), 422, 'updateProduct').errors).toEqual([
+      { path: '/variants/0/id', message: 'is not a variant of this product', code: 'unknown_id' },
+    ]);
+    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { handle: 'x' }), 422, 'updateProduct').errors?.[0]).toEqual({
+      path: '/handle',
+      message: 'is not a known field',
+      code: 'unknown_field',
+    });
     expect(json(await t.api(key, 'GET', `/products/${p.id}`), 200, 'getProduct').data).toEqual(p);
   });
 
-  it('another merchant\'s product is 404 for read and write', async () => {
+  it("another merchant's product is 404 for read and write", async () => {
     const other = await t.merchant();
     const otherKey = await other.key(['products.read', 'products.write']);
     const p = json(await create({ title: 'Mine' }), 201, 'createProduct').data;
@@ -145,7 +224,20 @@ describe('lists', () => {
     const img = json(await other.op('POST', '/media-assets', { url: 'https://img.example.com/x.jpg', kind: 'image' }), 201, 'createMediaAsset').data.id;
     const tag = json(await other.op('POST', '/tags', { name: 't' }), 201, 'createTag').data.id;
     for (let i = 0; i < 55; i++) {
-      json(await t.api(k, 'POST', '/products', { title: `P${i}`, primary_image_asset_id: img, gallery_asset_ids: [img], tag_ids: [tag], variants: [{ sku: `S${i}a`, price: 1 }, { sku: `S${i}b`, price: 2 }] }), 201, 'createProduct');
+      json(
+        await t.api(k, 'POST', '/products', {
+          title: `P${i}`,
+          primary_image_asset_id: img,
+          gallery_asset_ids: [img],
+          tag_ids: [tag],
+          variants: [
+            { sku: `S${i}a`, price: 1 },
+            { sku: `S${i}b`, price: 2 },
+          ],
+        }),
+        201,
+        'createProduct',
+      );
     }
     const { ids, pages } = await walk(t, k, '/products', 20);
     expect(ids).toHaveLength(55);
@@ -171,7 +263,16 @@ describe('lists', () => {
     const tag = json(await other.op('POST', '/tags', { name: 'u' }), 201, 'createTag').data.id;
     let id = '';
     for (let i = 0; i < 12; i++) {
-      const body = { title: `Q${i}`, primary_image_asset_id: img, gallery_asset_ids: [img], tag_ids: [tag], variants: [{ sku: `Q${i}a`, price: 1 }, { sku: `Q${i}b`, price: 2 }] };
+      const body = {
+        title: `Q${i}`,
+        primary_image_asset_id: img,
+        gallery_asset_ids: [img],
+        tag_ids: [tag],
+        variants: [
+          { sku: `Q${i}a`, price: 1 },
+          { sku: `Q${i}b`, price: 2 },
+        ],
+      };
       id = json(await t.api(k, 'POST', '/products', body), 201, 'createProduct').data.id;
     }
     const statements = async (path: string) => {

@@ -24,7 +24,12 @@ export const ProductPatch = Type.Object(
   {
     title: Type.Optional(Title),
     description: Type.Optional(Nullable(Description)),
-    variants: Type.Optional(Type.Array(VariantPatch, { maxItems: 100, description: 'The full variant set to keep: rows with id update, rows without id are created, unlisted variants are removed' })),
+    variants: Type.Optional(
+      Type.Array(VariantPatch, {
+        maxItems: 100,
+        description: 'The full variant set to keep: rows with id update, rows without id are created, unlisted variants are removed',
+      }),
+    ),
     tag_ids: Type.Optional(IdList('Tag')),
     submit: Type.Optional(Type.Boolean({ description: 'Submit for review; needs products.submit' })),
   },

@@ -42,7 +42,15 @@ export async function createProduct(ctx: Ctx, input: ProductCreate): Promise<Pro
   return writeAndGet(ctx, getProduct, async (trx) => {
     await checkRefs(trx, ctx, [
       { table: 'vendors', refs: refOne('/vendor_id', input.vendor_id), what: 'vendor' },
-      { table: 'media_assets', refs: [...refOne('/primary_image_asset_id', input.primary_image_asset_id), ...refList('/gallery_asset_ids', input.gallery_asset_ids), ...variants.flatMap((v, i) => refOne(`/variants/${i}/media_asset_id`, v.media_asset_id))], what: 'media asset' },
+      {
+        table: 'media_assets',
+        refs: [
+          ...refOne('/primary_image_asset_id', input.primary_image_asset_id),
+          ...refList('/gallery_asset_ids', input.gallery_asset_ids),
+          ...variants.flatMap((v, i) => refOne(`/variants/${i}/media_asset_id`, v.media_asset_id)),
+        ],
+        what: 'media asset',
+      },
       { table: 'tags', refs: refList('/tag_ids', input.tag_ids), what: 'tag' },
     ]);
     await checkSkusFree(trx, ctx, variants, []);
@@ -86,7 +94,12 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
       { table: 'media_assets', refs: (patch.variants ?? []).flatMap((v, i) => refOne(`/variants/${i}/media_asset_id`, v.media_asset_id)), what: 'media asset' },
     ]);
     if (patch.variants) {
-      await checkSkusFree(trx, ctx, patch.variants, patch.variants.map((v) => v.id).filter((x): x is string => !!x));
+      await checkSkusFree(
+        trx,
+        ctx,
+        patch.variants,
+        patch.variants.map((v) => v.id).filter((x): x is string => !!x),
+      );
       await replaceVariants(trx, ctx, id, 'native', patch.variants);
     }
     if (patch.tag_ids) await replaceLinks(trx, ctx, 'productTags', id, patch.tag_ids);

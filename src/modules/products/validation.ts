@@ -29,7 +29,8 @@ export function variantIdProblems(variants: VariantInput[], own: Set<string>): F
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   variants.forEach((v, i) => {
-    if (v.id && (!own.has(v.id) || seen.has(v.id))) errors.push({ path: `/variants/${i}/id`, message: seen.has(v.id) ? 'is listed twice' : 'is not a variant of this product', code: 'unknown_id' });
+    if (v.id && (!own.has(v.id) || seen.has(v.id)))
+      errors.push({ path: `/variants/${i}/id`, message: seen.has(v.id) ? 'is listed twice' : 'is not a variant of this product', code: 'unknown_id' });
     if (v.id) seen.add(v.id);
   });
   return errors;
@@ -50,5 +51,7 @@ export async function checkSkusFree(trx: Database, scope: Scope, variants: Varia
 /** A concurrent write took a SKU between the check and the insert: the same 422, without a row pointer. */
 export function skuTakenMeanwhile(err: unknown): AppError | null {
   if ((err as { code?: string }).code !== '23505') return null;
-  return new AppError('validation_failed', 'A SKU is already used by another variant.', [{ path: '/variants', message: 'a SKU is already used by another variant', code: 'taken' }]);
+  return new AppError('validation_failed', 'A SKU is already used by another variant.', [
+    { path: '/variants', message: 'a SKU is already used by another variant', code: 'taken' },
+  ]);
 }

@@ -15,7 +15,14 @@ function variantValues(v: VariantInput, position: number): VariantValues {
   return out;
 }
 
-export async function replaceVariants(trx: Database, scope: Scope, productId: string, source: 'native' | 'connected', rows: VariantInput[], matchBy: 'id' | 'external_id' = 'id') {
+export async function replaceVariants(
+  trx: Database,
+  scope: Scope,
+  productId: string,
+  source: 'native' | 'connected',
+  rows: VariantInput[],
+  matchBy: 'id' | 'external_id' = 'id',
+) {
   const existing = await selectVariantKeys(trx, scope, productId);
   const byExternal = new Map(existing.map((e) => [e.external_id, e.id]));
   const matched = matchBy === 'id' ? rows : rows.map((r) => ({ ...r, id: byExternal.get(r.external_id ?? null) }));

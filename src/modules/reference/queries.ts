@@ -29,11 +29,20 @@ const assetColumns = ['id', 'url', 'kind', 'alt', 'source', 'source_name', 'exte
 export type NewMediaAsset = Omit<Insertable<MediaAssetsTable>, 'merchant_id'>;
 
 export function insertMediaAsset(db: Database, scope: Scope, values: NewMediaAsset) {
-  return db.insertInto('media_assets').values({ ...values, merchant_id: scope.merchantId }).returning(assetColumns).executeTakeFirstOrThrow();
+  return db
+    .insertInto('media_assets')
+    .values({ ...values, merchant_id: scope.merchantId })
+    .returning(assetColumns)
+    .executeTakeFirstOrThrow();
 }
 
 export async function updateMediaAsset(db: Database, scope: Scope, id: string, set: Updateable<MediaAssetsTable>): Promise<void> {
-  await db.updateTable('media_assets').set({ ...set, updated_at: now }).where(ofMerchant('media_assets', scope)).where('id', '=', id).execute();
+  await db
+    .updateTable('media_assets')
+    .set({ ...set, updated_at: now })
+    .where(ofMerchant('media_assets', scope))
+    .where('id', '=', id)
+    .execute();
 }
 
 export function selectMediaAssetPage(db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) {

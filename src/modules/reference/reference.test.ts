@@ -20,7 +20,7 @@ describe('locations', () => {
 });
 
 describe('vendors, tags and media assets', () => {
-  it('each lists only the merchant\'s own rows', async () => {
+  it("each lists only the merchant's own rows", async () => {
     const key = await m.key(['products.read']);
     const other = await t.merchant();
     for (const path of ['/vendors', '/tags']) json(await other.op('POST', path, { name: 'Theirs' }), 201, path === '/tags' ? 'createTag' : 'createVendor');

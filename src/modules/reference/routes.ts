@@ -11,23 +11,53 @@ const named = (name: string) => component(name, Type.Object({ id: Uuid(), name: 
 export const Location = named('Location');
 export const Vendor = named('Vendor');
 export const Tag = named('Tag');
-export const MediaAsset = component('MediaAsset', Type.Object({
-  id: Uuid(),
-  url: Type.String(),
-  kind: Enum(['image', 'video']),
-  alt: Nullable(Type.String()),
-  source: Enum(['native', 'connected']),
-  source_name: Nullable(Type.String()),
-  external_id: Nullable(Type.String()),
-  created_at: Timestamp(),
-  updated_at: Timestamp(),
-}));
+export const MediaAsset = component(
+  'MediaAsset',
+  Type.Object({
+    id: Uuid(),
+    url: Type.String(),
+    kind: Enum(['image', 'video']),
+    alt: Nullable(Type.String()),
+    source: Enum(['native', 'connected']),
+    source_name: Nullable(Type.String()),
+    external_id: Nullable(Type.String()),
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+  }),
+);
 
 const reference: FastifyPluginAsyncTypebox = async (app) => {
   const named = [
-    { operationId: 'listLocations', path: '/locations', table: 'locations', item: Location, errors: LIST_ERRORS.filter((c) => c !== 'insufficient_scope'), scope: undefined, summary: 'List fulfillment locations (a restricted key sees its own)', answer: 'A page of fulfillment locations.' },
-    { operationId: 'listVendors', path: '/vendors', table: 'vendors', item: Vendor, errors: LIST_ERRORS, scope: 'products.read', summary: 'List vendors', answer: 'A page of vendors.' },
-    { operationId: 'listTags', path: '/tags', table: 'tags', item: Tag, errors: LIST_ERRORS, scope: 'products.read', summary: 'List tags', answer: 'A page of tags.' },
+    {
+      operationId: 'listLocations',
+      path: '/locations',
+      table: 'locations',
+      item: Location,
+      errors: LIST_ERRORS.filter((c) => c !== 'insufficient_scope'),
+      scope: undefined,
+      summary: 'List fulfillment locations (a restricted key sees its own)',
+      answer: 'A page of fulfillment locations.',
+    },
+    {
+      operationId: 'listVendors',
+      path: '/vendors',
+      table: 'vendors',
+      item: Vendor,
+      errors: LIST_ERRORS,
+      scope: 'products.read',
+      summary: 'List vendors',
+      answer: 'A page of vendors.',
+    },
+    {
+      operationId: 'listTags',
+      path: '/tags',
+      table: 'tags',
+      item: Tag,
+      errors: LIST_ERRORS,
+      scope: 'products.read',
+      summary: 'List tags',
+      answer: 'A page of tags.',
+    },
   ] as const;
   for (const r of named) {
     listRoute(
@@ -35,7 +65,13 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
       r.path,
       {
         config: { scope: r.scope },
-        schema: { operationId: r.operationId, tags: ['Reference data'], summary: r.summary, querystring: ListQuery, response: { 200: Many(r.item, r.answer), ...problems(...r.errors) } },
+        schema: {
+          operationId: r.operationId,
+          tags: ['Reference data'],
+          summary: r.summary,
+          querystring: ListQuery,
+          response: { 200: Many(r.item, r.answer), ...problems(...r.errors) },
+        },
       },
       (req, page, query) => listNamed(ctxOf(req), r.table, page, query),
     );
@@ -46,7 +82,13 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
     '/media-assets',
     {
       config: { scope: 'products.read' },
-      schema: { operationId: 'listMediaAssets', tags: ['Reference data'], summary: 'List media assets (native and connected)', querystring: ListQuery, response: { 200: Many(MediaAsset, 'A page of media assets.'), ...problems(...LIST_ERRORS) } },
+      schema: {
+        operationId: 'listMediaAssets',
+        tags: ['Reference data'],
+        summary: 'List media assets (native and connected)',
+        querystring: ListQuery,
+        response: { 200: Many(MediaAsset, 'A page of media assets.'), ...problems(...LIST_ERRORS) },
+      },
     },
     (req, page, query) => listMediaAssets(ctxOf(req), page, query),
   );

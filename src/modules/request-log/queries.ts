@@ -19,8 +19,19 @@ function entries(db: Database, withProblem: boolean) {
     .selectFrom('request_log as r')
     .innerJoin('api_keys as k', 'k.id', 'r.api_key_id')
     .select([
-      'r.id', 'r.merchant_id', 'r.request_id', 'r.created_at', 'r.method', 'r.path', 'r.query', 'r.status', 'r.error_code', 'r.duration_ms',
-      'k.id as key_id', 'k.label as key_label', 'k.prefix as key_prefix',
+      'r.id',
+      'r.merchant_id',
+      'r.request_id',
+      'r.created_at',
+      'r.method',
+      'r.path',
+      'r.query',
+      'r.status',
+      'r.error_code',
+      'r.duration_ms',
+      'k.id as key_id',
+      'k.label as key_label',
+      'k.prefix as key_prefix',
     ])
     .$if(withProblem, (q) => q.select('r.problem'));
 }
@@ -41,7 +52,10 @@ export function selectRequests(db: Database, scope: Scope, f: RequestFilter, lim
     const low = Number(f.status_class[0]) * 100;
     q = q.where('r.status', '>=', low).where('r.status', '<', low + 100);
   }
-  return q.orderBy('r.id', 'desc').limit(limit + 1).execute();
+  return q
+    .orderBy('r.id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 export function selectRequest(db: Database, scope: Scope, requestId: string) {

@@ -45,9 +45,20 @@ describe('API request log', () => {
     expect(none.statusCode).toBe(401);
 
     const log = portalJson(await call('GET', '/request-log'), 200, 'GET /portal/api/request-log');
-    expect(log.data.map((e: { request_id: string }) => e.request_id)).toEqual([denied.headers['x-request-id'], bad.headers['x-request-id'], okRes.headers['x-request-id']]);
+    expect(log.data.map((e: { request_id: string }) => e.request_id)).toEqual([
+      denied.headers['x-request-id'],
+      bad.headers['x-request-id'],
+      okRes.headers['x-request-id'],
+    ]);
     const [d, b, o] = log.data;
-    expect(o).toMatchObject({ method: 'GET', path: '/api/integrations/v1/orders', query: 'limit=5', status: 200, error_code: null, api_key: { id: keyId, label: 'Acme 3PL' } });
+    expect(o).toMatchObject({
+      method: 'GET',
+      path: '/api/integrations/v1/orders',
+      query: 'limit=5',
+      status: 200,
+      error_code: null,
+      api_key: { id: keyId, label: 'Acme 3PL' },
+    });
     expect(o.duration_ms).toBeGreaterThan(0);
     expect(o).not.toHaveProperty('problem');
     expect(b).toMatchObject({ status: 422, error_code: 'validation_failed', query: 'status=bogus' });
@@ -78,7 +89,7 @@ describe('API request log', () => {
     expect(problem(await call('GET', '/request-log?status_class=1xx'), 422).errors?.[0].path).toBe('/status_class');
   });
 
-  it('logs a revoked key\'s 401 under that key; requests without a known key are not logged', async () => {
+  it("logs a revoked key's 401 under that key; requests without a known key are not logged", async () => {
     const k = portalJson(await call('POST', '/api-keys', { label: 'Old', scopes: ['orders.read'] }), 201, 'POST /portal/api/api-keys').data;
     portalJson(await call('POST', `/api-keys/${k.id}/revoke`), 200, 'POST /portal/api/api-keys/:id/revoke');
     const res = await t.api(k.secret, 'GET', '/orders');
@@ -105,26 +116,54 @@ describe('API request log', () => {
     const cookie = String(login.headers['set-cookie']).split(';')[0];
     const theirs = await t.app.inject({ method: 'GET', url: `/portal/api/request-log/${requestId}`, headers: { cookie } });
     expect(problem(theirs, 404).code).toBe('not_found');
-    expect(portalJson(await t.app.inject({ method: 'GET', url: '/portal/api/request-log', headers: { cookie } }), 200, 'GET /portal/api/request-log').data).toEqual([]);
+    expect(
+      portalJson(await t.app.inject({ method: 'GET', url: '/portal/api/request-log', headers: { cookie } }), 200, 'GET /portal/api/request-log').data,
+    ).toEqual([]);
   });
 
   it('the retention job deletes entries older than REQUEST_LOG_RETENTION_DAYS', async () => {
     const res = await t.api(secret, 'GET', '/orders');
     await t.app.requestLog.flush();
     const requestId = String(res.headers['x-request-id']);
-    await t.database.db.updateTable('request_log').set({ created_at: sql`clock_timestamp() - interval '8 days'` as never }).where('request_id', '=', requestId).execute();
-    const before = await t.database.db.selectFrom('request_log').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    await t.database.db
+      .updateTable('request_log')
+      .set({ created_at: sql`clock_timestamp() - interval '8 days'` as never })
+      .where('request_id', '=', requestId)
+      .execute();
+    const before = await t.database.db
+      .selectFrom('request_log')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     const counts = await purgeExpired(t.database.db, retentionSteps({ ...t.config, requestLogRetentionDays: 7 }), pino({ level: 'silent' }));
     expect(counts.request_log).toBe(1);
-    const after = await t.database.db.selectFrom('request_log').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const after = await t.database.db
+      .selectFrom('request_log')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n) - 1);
     expect((await call('GET', `/request-log/${requestId}`)).statusCode).toBe(404);
   });
 
   it('the writer batches, bounds its buffer and writes what is left on close', async () => {
     const warnings: unknown[] = [];
-    const writer = createRequestLog(t.database.db, { warn: (o: unknown) => void warnings.push(o), error: () => {} } as never, { enabled: true, maxBuffered: 3, batchSize: 2, flushMs: 60_000 });
-    const entry = (i: number) => ({ merchantId: m.id, apiKeyId: keyId, requestId: `00000000-0000-4000-8000-00000000000${i}`, method: 'GET', url: `/x/${i}?a=b`, status: 200, errorCode: null, durationMs: 1.25, problem: null, at: new Date() });
+    const writer = createRequestLog(t.database.db, { warn: (o: unknown) => void warnings.push(o), error: () => {} } as never, {
+      enabled: true,
+      maxBuffered: 3,
+      batchSize: 2,
+      flushMs: 60_000,
+    });
+    const entry = (i: number) => ({
+      merchantId: m.id,
+      apiKeyId: keyId,
+      requestId: `00000000-0000-4000-8000-00000000000${i}`,
+      method: 'GET',
+      url: `/x/${i}?a=b`,
+      status: 200,
+      errorCode: null,
+      durationMs: 1.25,
+      problem: null,
+      at: new Date(),
+    });
     t.database.queries.length = 0;
     for (let i = 0; i < 5; i++) writer.record(entry(i));
     await writer.close();
@@ -142,7 +181,18 @@ describe('API request log', () => {
   it('an entry whose problem is cut inside a surrogate pair, or holds a NUL, is still stored (one bad entry never loses a batch)', async () => {
     const writer = createRequestLog(t.database.db, { warn: () => {}, error: () => {} } as never, { enabled: true, batchSize: 10, flushMs: 60_000 });
     const at = new Date();
-    const entry = (i: number, problem: string) => ({ merchantId: m.id, apiKeyId: keyId, requestId: `00000000-0000-4000-8000-0000000001${i}0`, method: 'GET', url: `/cut/${i}`, status: 422, errorCode: 'validation_failed', durationMs: 1, problem, at });
+    const entry = (i: number, problem: string) => ({
+      merchantId: m.id,
+      apiKeyId: keyId,
+      requestId: `00000000-0000-4000-8000-0000000001${i}0`,
+      method: 'GET',
+      url: `/cut/${i}`,
+      status: 422,
+      errorCode: 'validation_failed',
+      durationMs: 1,
+      problem,
+      at,
+    });
     // 16,383 ASCII characters then an emoji: a cut at 16,384 characters falls between its two halves.
     writer.record(entry(1, 'x'.repeat(16_383) + '\u{1F600}' + 'y'.repeat(10)));
     writer.record(entry(2, JSON.stringify({ detail: 'nul \u0000 and lone \ud800' })));
@@ -162,13 +212,23 @@ describe('API request log', () => {
       expect(res.statusCode).toBe(422);
       expect([...new Set(problem(res, 422).errors?.map((e: { path: string }) => e.path))]).toEqual(['/before']);
     }
-    for (const before of ['2026-13-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000', '2026-01-01T00:00:00.000Z_------------------------------------', '2020-12-31T23:59:60.000Z_00000000-0000-4000-8000-000000000000']) {
+    for (const before of [
+      '2026-13-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000',
+      '2026-01-01T00:00:00.000Z_------------------------------------',
+      '2020-12-31T23:59:60.000Z_00000000-0000-4000-8000-000000000000',
+    ]) {
       const res = await call('GET', `/events?before=${encodeURIComponent(before)}`);
       expect(res.statusCode).toBe(422);
       expect([...new Set(problem(res, 422).errors?.map((e: { path: string }) => e.path))]).toEqual(['/before']);
     }
     expect(portalJson(await call('GET', `/request-log?before=999999999999999999`), 200, 'GET /portal/api/request-log').data).toBeInstanceOf(Array);
-    expect(portalJson(await call('GET', `/events?before=${encodeURIComponent('2026-01-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000')}`), 200, 'GET /portal/api/events').data).toBeInstanceOf(Array);
+    expect(
+      portalJson(
+        await call('GET', `/events?before=${encodeURIComponent('2026-01-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000')}`),
+        200,
+        'GET /portal/api/events',
+      ).data,
+    ).toBeInstanceOf(Array);
   });
 });
 
@@ -177,7 +237,11 @@ describe('overview', () => {
     const overview = portalJson(await call('GET', '/overview'), 200, 'GET /portal/api/overview').data;
     expect(overview.keys.map((k: { label: string }) => k.label).sort()).toEqual(['Acme 3PL', 'ERP']);
     const { total, errors, error_rate, hours } = overview.requests;
-    const counted = await t.database.db.selectFrom('request_log').select([sql<string>`count(*)`.as('n'), sql<string>`count(*) filter (where status >= 400)`.as('e')]).where('merchant_id', '=', m.id).executeTakeFirstOrThrow();
+    const counted = await t.database.db
+      .selectFrom('request_log')
+      .select([sql<string>`count(*)`.as('n'), sql<string>`count(*) filter (where status >= 400)`.as('e')])
+      .where('merchant_id', '=', m.id)
+      .executeTakeFirstOrThrow();
     expect([total, errors]).toEqual([Number(counted.n), Number(counted.e)]);
     expect(total).toBeGreaterThan(5);
     expect(error_rate).toBeCloseTo(errors / total, 10);

@@ -6,7 +6,20 @@ import { ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 import { now } from '../catalog/queries.ts';
 
-const columns = ['id', 'source', 'source_name', 'external_id', 'title', 'description', 'status', 'video_url', 'video_asset_id', 'thumbnail_asset_id', 'created_at', 'updated_at'] as const;
+const columns = [
+  'id',
+  'source',
+  'source_name',
+  'external_id',
+  'title',
+  'description',
+  'status',
+  'video_url',
+  'video_asset_id',
+  'thumbnail_asset_id',
+  'created_at',
+  'updated_at',
+] as const;
 
 export function selectVideo(db: Database, scope: Scope, id: string) {
   return db.selectFrom('social_videos').select(columns).where(ofMerchant('social_videos', scope)).where('id', '=', id).execute();
@@ -20,14 +33,31 @@ export function selectVideoPage(db: Database, scope: Scope, page: PageRequest, u
 export type NewVideo = Omit<Insertable<SocialVideosTable>, 'merchant_id'>;
 
 export async function insertVideo(db: Database, scope: Scope, values: NewVideo): Promise<string> {
-  return (await db.insertInto('social_videos').values({ ...values, merchant_id: scope.merchantId }).returning('id').executeTakeFirstOrThrow()).id;
+  return (
+    await db
+      .insertInto('social_videos')
+      .values({ ...values, merchant_id: scope.merchantId })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 }
 
 export async function updateVideoRow(db: Database, scope: Scope, id: string, set: Updateable<SocialVideosTable>): Promise<void> {
-  await db.updateTable('social_videos').set({ ...set, updated_at: now }).where(ofMerchant('social_videos', scope)).where('id', '=', id).execute();
+  await db
+    .updateTable('social_videos')
+    .set({ ...set, updated_at: now })
+    .where(ofMerchant('social_videos', scope))
+    .where('id', '=', id)
+    .execute();
 }
 
 /** The video, locked until the transaction ends. */
 export function lockVideo(db: Database, scope: Scope, id: string) {
-  return db.selectFrom('social_videos').select(['source', 'video_url', 'video_asset_id']).where(ofMerchant('social_videos', scope)).where('id', '=', id).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('social_videos')
+    .select(['source', 'video_url', 'video_asset_id'])
+    .where(ofMerchant('social_videos', scope))
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }

@@ -7,10 +7,19 @@ import { createVideo, getVideo, listVideos, updateVideo } from './service.ts';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   catalogRoutes(app, {
-    noun: 'social video', schema: SocialVideo, submits: false, get: getVideo, page: listVideos,
+    noun: 'social video',
+    schema: SocialVideo,
+    submits: false,
+    get: getVideo,
+    page: listVideos,
     list: { summary: 'List social videos' },
     create: { summary: 'Create a native social video', body: VideoCreate, run: createVideo },
-    update: { summary: 'Update a native social video', description: 'Applies at once; id lists are full replacement sets. Connected videos answer 409 read_only_record.', body: VideoPatch, run: updateVideo },
+    update: {
+      summary: 'Update a native social video',
+      description: 'Applies at once; id lists are full replacement sets. Connected videos answer 409 read_only_record.',
+      body: VideoPatch,
+      run: updateVideo,
+    },
   });
 };
 

@@ -12,18 +12,32 @@ import type { VideoCreate, VideoPatch } from './schemas.ts';
 
 export type { SocialVideo };
 
-export const { get: getVideo, list: listVideos, emit: emitVideo } = catalogKind<SocialVideo, VideoRow, 'social_video.created' | 'social_video.updated'>({
-  what: 'social video', load: loadVideo, selectPage: selectVideoPage, present: presentVideos,
+export const {
+  get: getVideo,
+  list: listVideos,
+  emit: emitVideo,
+} = catalogKind<SocialVideo, VideoRow, 'social_video.created' | 'social_video.updated'>({
+  what: 'social video',
+  load: loadVideo,
+  selectPage: selectVideoPage,
+  present: presentVideos,
 });
 
 /** Replace the product and collection lists given (an omitted list is kept). */
 export async function replaceVideoLinks(trx: Database, scope: Scope, id: string, productIds?: string[], collectionIds?: string[]) {
-  await replaceLinkSets(trx, scope, id, [['videoProducts', productIds], ['videoCollections', collectionIds]]);
+  await replaceLinkSets(trx, scope, id, [
+    ['videoProducts', productIds],
+    ['videoCollections', collectionIds],
+  ]);
 }
 
 async function checkVideoRefs(trx: Database, scope: Scope, input: VideoPatch) {
   await checkRefs(trx, scope, [
-    { table: 'media_assets', refs: [...refOne('/video_asset_id', input.video_asset_id), ...refOne('/thumbnail_asset_id', input.thumbnail_asset_id)], what: 'media asset' },
+    {
+      table: 'media_assets',
+      refs: [...refOne('/video_asset_id', input.video_asset_id), ...refOne('/thumbnail_asset_id', input.thumbnail_asset_id)],
+      what: 'media asset',
+    },
     { table: 'products', refs: refList('/product_ids', input.product_ids), what: 'product' },
     { table: 'collections', refs: refList('/collection_ids', input.collection_ids), what: 'collection' },
   ]);
@@ -41,9 +55,14 @@ export async function createVideo(ctx: Ctx, input: VideoCreate): Promise<SocialV
   return writeAndGet(ctx, getVideo, async (trx) => {
     await checkVideoRefs(trx, ctx, input);
     const videoId = await insertVideo(trx, ctx, {
-      title: input.title, description: input.description ?? null, status: input.status ?? 'draft',
-      video_url: input.video_url ?? null, video_asset_id: input.video_asset_id ?? null, thumbnail_asset_id: input.thumbnail_asset_id ?? null,
-      source_name: null, external_id: null,
+      title: input.title,
+      description: input.description ?? null,
+      status: input.status ?? 'draft',
+      video_url: input.video_url ?? null,
+      video_asset_id: input.video_asset_id ?? null,
+      thumbnail_asset_id: input.thumbnail_asset_id ?? null,
+      source_name: null,
+      external_id: null,
     });
     await replaceVideoLinks(trx, ctx, videoId, input.product_ids ?? [], input.collection_ids ?? []);
     await emitVideo(trx, ctx, videoId, 'social_video.created');

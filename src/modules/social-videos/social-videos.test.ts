@@ -20,11 +20,25 @@ describe('social videos', () => {
   it('creates with exactly one video source and applies PATCHes at once', async () => {
     const res = await t.api(key, 'POST', '/social-videos', { title: 'How to', video_url: 'https://videos.example.com/a.mp4', product_ids: [product.id] });
     const v = json(res, 201, 'createSocialVideo').data;
-    expect(v).toMatchObject({ source: 'native', status: 'draft', video_url: 'https://videos.example.com/a.mp4', video_asset_id: null, product_ids: [product.id], collection_ids: [] });
-    const patched = json(await t.api(key, 'PATCH', `/social-videos/${v.id}`, { title: 'How to 2', status: 'published', product_ids: [] }), 200, 'updateSocialVideo').data;
+    expect(v).toMatchObject({
+      source: 'native',
+      status: 'draft',
+      video_url: 'https://videos.example.com/a.mp4',
+      video_asset_id: null,
+      product_ids: [product.id],
+      collection_ids: [],
+    });
+    const patched = json(
+      await t.api(key, 'PATCH', `/social-videos/${v.id}`, { title: 'How to 2', status: 'published', product_ids: [] }),
+      200,
+      'updateSocialVideo',
+    ).data;
     expect(patched).toMatchObject({ title: 'How to 2', status: 'published', product_ids: [] });
     expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x' }), 422, 'createSocialVideo').errors?.[0].code).toBe('one_of');
-    expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x', video_url: 'http://insecure.example.com/a.mp4' }), 422, 'createSocialVideo').errors?.[0].path).toBe('/video_url');
+    expect(
+      json(await t.api(key, 'POST', '/social-videos', { title: 'x', video_url: 'http://insecure.example.com/a.mp4' }), 422, 'createSocialVideo').errors?.[0]
+        .path,
+    ).toBe('/video_url');
   });
 
   it('the document states the rule: the create body is oneOf video_url / video_asset_id', async () => {

@@ -5,7 +5,13 @@ import { notFound } from '../../http/errors.ts';
 import { iso } from '../../http/serialize.ts';
 import type { Attempt, DeliveryDetail, EndpointHealth, PortalDelivery } from './schemas.ts';
 import {
-  selectAttemptRequests, selectEndpoint, selectFailingDeliveries, selectHealthCounts, selectLatestFailures, selectPortalDeliveries, selectPortalDelivery,
+  selectAttemptRequests,
+  selectEndpoint,
+  selectFailingDeliveries,
+  selectHealthCounts,
+  selectLatestFailures,
+  selectPortalDeliveries,
+  selectPortalDelivery,
   type PortalDeliveryRow,
 } from './queries.ts';
 import { presentDelivery } from './service.ts';
@@ -28,7 +34,13 @@ export async function endpointHealth(ctx: Ctx): Promise<Map<string, EndpointHeal
     h.success_rate = finished ? h.delivered_24h / finished : null;
   }
   for (const f of failures) {
-    health(f.endpoint_id).last_failure = { at: iso(f.created_at), delivery_id: f.delivery_id, status_code: f.status_code, error: f.error, response_excerpt: f.response_excerpt };
+    health(f.endpoint_id).last_failure = {
+      at: iso(f.created_at),
+      delivery_id: f.delivery_id,
+      status_code: f.status_code,
+      error: f.error,
+      response_excerpt: f.response_excerpt,
+    };
   }
   return out;
 }
@@ -53,19 +65,17 @@ export async function deliveryDetail(ctx: Ctx, endpointId: string, deliveryId: s
   return {
     ...presentPortalDelivery(d),
     endpoint: { id: d.endpoint_id, url: d.endpoint_url },
-    attempts_log: attempts.map(
-      (a): Attempt => ({
-        id: a.id,
-        attempt: a.attempt,
-        created_at: iso(a.created_at),
-        status_code: a.status_code,
-        duration_ms: a.duration_ms,
-        error: a.error,
-        response_excerpt: a.response_excerpt,
-        // Attempts made before the request was recorded (older versions) have none.
-        request: a.request_headers && a.request_body !== null ? { method: 'POST', url: d.endpoint_url, headers: a.request_headers, body: a.request_body } : null,
-      }),
-    ),
+    attempts_log: attempts.map((a): Attempt => ({
+      id: a.id,
+      attempt: a.attempt,
+      created_at: iso(a.created_at),
+      status_code: a.status_code,
+      duration_ms: a.duration_ms,
+      error: a.error,
+      response_excerpt: a.response_excerpt,
+      // Attempts made before the request was recorded (older versions) have none.
+      request: a.request_headers && a.request_body !== null ? { method: 'POST', url: d.endpoint_url, headers: a.request_headers, body: a.request_body } : null,
+    })),
   };
 }
 

@@ -22,7 +22,13 @@ export function insertEndpoint(
 
 /** Newest first. */
 export function selectEndpoints(db: Database, scope: Scope) {
-  return db.selectFrom('webhook_endpoints').select(COLUMNS).where(ofMerchant('webhook_endpoints', scope)).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(COLUMNS)
+    .where(ofMerchant('webhook_endpoints', scope))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
 }
 
 export function selectEndpoint(db: Database, scope: Scope, id: string) {
@@ -102,7 +108,12 @@ export async function insertDelivery(db: Database, scope: Scope, delivery: { end
 
 /** The delivery an event made to one endpoint (a ping goes to one endpoint only). */
 export async function deliveryOfEvent(db: Database, scope: Scope, eventId: string) {
-  const row = await db.selectFrom('webhook_deliveries').select('id').where(ofMerchant('webhook_deliveries', scope)).where('event_id', '=', eventId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where(ofMerchant('webhook_deliveries', scope))
+    .where('event_id', '=', eventId)
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -126,7 +137,14 @@ export function selectHealthCounts(db: Database, scope: Scope) {
 
 /** Per endpoint: its latest failed attempt (no answer, or not 2xx). */
 export async function selectLatestFailures(db: Database, scope: Scope) {
-  const { rows } = await sql<{ endpoint_id: string; delivery_id: string; created_at: Date; status_code: number | null; error: string | null; response_excerpt: string | null }>`
+  const { rows } = await sql<{
+    endpoint_id: string;
+    delivery_id: string;
+    created_at: Date;
+    status_code: number | null;
+    error: string | null;
+    response_excerpt: string | null;
+  }>`
     select distinct on (d.endpoint_id) d.endpoint_id, a.delivery_id, a.created_at, a.status_code, a.error, a.response_excerpt
       from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
      where ${ofMerchant('a', scope)} and (a.status_code is null or a.status_code not between 200 and 299)
@@ -141,8 +159,18 @@ function portalDeliveries(db: Database, scope: Scope) {
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .select([
-      'd.id', 'd.event_id', 'e.type as event_type', 'd.status', 'd.attempts', 'd.last_status_code', 'd.next_attempt_at', 'd.created_at', 'd.updated_at',
-      'd.resent_from', 'd.endpoint_id', 'w.url as endpoint_url',
+      'd.id',
+      'd.event_id',
+      'e.type as event_type',
+      'd.status',
+      'd.attempts',
+      'd.last_status_code',
+      'd.next_attempt_at',
+      'd.created_at',
+      'd.updated_at',
+      'd.resent_from',
+      'd.endpoint_id',
+      'w.url as endpoint_url',
       (eb) =>
         eb.selectFrom('webhook_attempts as a').select('a.error').whereRef('a.delivery_id', '=', 'd.id').orderBy('a.attempt', 'desc').limit(1).as('last_error'),
     ])

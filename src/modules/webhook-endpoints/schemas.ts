@@ -51,7 +51,13 @@ export const EndpointHealth = Type.Object({
   /** delivered / (delivered + failed) over the last 24 h; null when none finished. */
   success_rate: Nullable(Type.Number()),
   last_failure: Nullable(
-    Type.Object({ at: Timestamp(), delivery_id: Uuid(), status_code: Nullable(Type.Integer()), error: Nullable(Type.String()), response_excerpt: Nullable(Type.String()) }),
+    Type.Object({
+      at: Timestamp(),
+      delivery_id: Uuid(),
+      status_code: Nullable(Type.Integer()),
+      error: Nullable(Type.String()),
+      response_excerpt: Nullable(Type.String()),
+    }),
   ),
 });
 export type EndpointHealth = Static<typeof EndpointHealth>;

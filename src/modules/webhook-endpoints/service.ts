@@ -9,8 +9,20 @@ import { iso, isoOrNull } from '../../http/serialize.ts';
 import { endpointUrlRefusal } from '../../events/address-policy.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import {
-  deleteEndpointRow, deliveryOfEvent, insertDelivery, insertEndpoint, rotateSecret, selectAttempts, selectDelivery, selectDeliveryPage, selectEndpoint,
-  selectEndpoints, selectSigningSecret, updateEndpointRow, type DeliveryRow, type EndpointRow,
+  deleteEndpointRow,
+  deliveryOfEvent,
+  insertDelivery,
+  insertEndpoint,
+  rotateSecret,
+  selectAttempts,
+  selectDelivery,
+  selectDeliveryPage,
+  selectEndpoint,
+  selectEndpoints,
+  selectSigningSecret,
+  updateEndpointRow,
+  type DeliveryRow,
+  type EndpointRow,
 } from './queries.ts';
 import type { Delivery, Endpoint, EndpointBody, EndpointPatch } from './schemas.ts';
 

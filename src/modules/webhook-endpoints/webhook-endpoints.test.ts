@@ -26,7 +26,14 @@ beforeAll(async () => {
   m = await t.merchant({ locations: 2 });
   key = await m.key(['products.write', 'products.read']);
   s = await portalUser(t, m, 'ops@endpoints.test');
-  const sync = json(await m.op('POST', '/connected-sync', { source_name: 'shop', products: [{ external_id: 'p1', title: 'Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }] }), 200, 'syncConnectedSource').data;
+  const sync = json(
+    await m.op('POST', '/connected-sync', {
+      source_name: 'shop',
+      products: [{ external_id: 'p1', title: 'Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }],
+    }),
+    200,
+    'syncConnectedSource',
+  ).data;
   variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
   worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });
 });
@@ -36,7 +43,8 @@ afterAll(() => shutDown(worker, t));
 const endpoint = (events: string[], extra: Record<string, unknown> = {}) => receivingEndpoint(m, events, extra, (r) => (receiver = r));
 
 const placeOrder = async () =>
-  json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder').data;
+  json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }), 201, 'createOrder')
+    .data;
 
 describe('operations', () => {
   it('rotation signs with both secrets; resend makes a new delivery of the same event; test sends a ping', async () => {
@@ -61,11 +69,17 @@ describe('operations', () => {
     expect(receiver.received.filter((r) => r.body.type === 'product.created').map((r) => r.body.id)).toEqual([first.body.id, first.body.id]);
   });
 
-  it('PATCH updates and validates endpoints; another merchant\'s endpoint is 404', async () => {
+  it("PATCH updates and validates endpoints; another merchant's endpoint is 404", async () => {
     const ep = await endpoint(['product.created']);
-    const patched = json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.created'], description: 'Orders', status: 'disabled' }), 200, 'updateWebhookEndpoint').data;
+    const patched = json(
+      await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.created'], description: 'Orders', status: 'disabled' }),
+      200,
+      'updateWebhookEndpoint',
+    ).data;
     expect(patched).toMatchObject({ events: ['order.created'], description: 'Orders', status: 'disabled', url: receiver.url });
-    expect(json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.shipped'] }), 422, 'updateWebhookEndpoint').errors?.[0].path).toBe('/events/0');
+    expect(json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.shipped'] }), 422, 'updateWebhookEndpoint').errors?.[0].path).toBe(
+      '/events/0',
+    );
     const other = await t.merchant();
     expect(json(await other.op('GET', `/webhook-endpoints/${ep.id}`), 404, 'getWebhookEndpoint').code).toBe('not_found');
   });
@@ -79,10 +93,31 @@ describe('in the portal', () => {
   afterAll(async () => hooks?.close());
 
   it('edits URL, description, events and locations with the create rules, and deletes with its deliveries', async () => {
-    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/a', events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
-    const edited = portalJson(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] }), 200, 'PATCH /portal/api/webhook-endpoints/:id').data;
-    expect(edited).toMatchObject({ url: 'https://hooks.example.com/b', description: 'Main WMS', events: ['order.created', 'order.cancelled'], location_ids: [m.locations[1]] });
-    const bad = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x', events: [], location_ids: ['00000000-0000-4000-8000-000000000000'] }), 422);
+    const ep = portalJson(
+      await call('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/a', events: ['order.created'] }),
+      201,
+      'POST /portal/api/webhook-endpoints',
+    ).data;
+    const edited = portalJson(
+      await call('PATCH', `/webhook-endpoints/${ep.id}`, {
+        url: 'https://hooks.example.com/b',
+        description: 'Main WMS',
+        events: ['order.created', 'order.cancelled'],
+        location_ids: [m.locations[1]],
+      }),
+      200,
+      'PATCH /portal/api/webhook-endpoints/:id',
+    ).data;
+    expect(edited).toMatchObject({
+      url: 'https://hooks.example.com/b',
+      description: 'Main WMS',
+      events: ['order.created', 'order.cancelled'],
+      location_ids: [m.locations[1]],
+    });
+    const bad = problem(
+      await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x', events: [], location_ids: ['00000000-0000-4000-8000-000000000000'] }),
+      422,
+    );
     expect(bad.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/events']);
     const badUrl = problem(await call('PATCH', `/webhook-endpoints/${ep.id}`, { url: 'ftp://x' }), 422);
     expect(badUrl.errors).toEqual([{ path: '/url', message: 'must be an http(s) URL', code: 'invalid_format' }]);
@@ -98,14 +133,29 @@ describe('in the portal', () => {
   });
 
   it('a delivery answered 500 then 200 shows both attempts with codes, excerpts and the exact signed request; health counts it', async () => {
-    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: hooks.url, events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
+    const ep = portalJson(
+      await call('POST', '/webhook-endpoints', { url: hooks.url, events: ['order.created'] }),
+      201,
+      'POST /portal/api/webhook-endpoints',
+    ).data;
     hooks.script.push({ status: 500, body: 'database is down' }, { status: 200, body: 'thanks' });
     const placed = await placeOrder();
     await worker.tick();
     await expect.poll(async () => (await worker.tick(), hooks.received.length), { timeout: 10_000 }).toBe(2);
     const [delivery] = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
-    expect(delivery).toMatchObject({ event_type: 'order.created', status: 'delivered', attempts: 2, last_status_code: 200, resent_from: null, last_error: null });
-    const detail = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries/:d').data;
+    expect(delivery).toMatchObject({
+      event_type: 'order.created',
+      status: 'delivered',
+      attempts: 2,
+      last_status_code: 200,
+      resent_from: null,
+      last_error: null,
+    });
+    const detail = portalJson(
+      await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`),
+      200,
+      'GET /portal/api/webhook-endpoints/:id/deliveries/:d',
+    ).data;
     expect(detail.attempts_log.map((a) => [a.attempt, a.status_code, a.response_excerpt, a.error])).toEqual([
       [1, 500, 'database is down', null],
       [2, 200, 'thanks', null],
@@ -115,14 +165,27 @@ describe('in the portal', () => {
       expect(a.request!.body).toBe(got.raw);
       expect(a.request!.url).toBe(hooks.url);
       expect(a.request!.headers['x-service-webhook-signature']).toBe(got.headers['x-service-webhook-signature']);
-      const secret = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data.signing_secret;
-      expect(a.request!.headers['x-service-webhook-signature']).toBe(`v1=${sign(secret, Number(a.request!.headers['x-service-webhook-timestamp']), a.request!.body)}`);
+      const secret = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data
+        .signing_secret;
+      expect(a.request!.headers['x-service-webhook-signature']).toBe(
+        `v1=${sign(secret, Number(a.request!.headers['x-service-webhook-timestamp']), a.request!.body)}`,
+      );
     }
     expect(JSON.parse(detail.attempts_log[0].request!.body).data.object.id).toBe(placed.id);
     const health = portalJson(await call('GET', `/webhook-endpoints/${ep.id}`), 200, 'GET /portal/api/webhook-endpoints/:id').data.health;
-    expect(health).toMatchObject({ deliveries_24h: 1, delivered_24h: 1, failed_24h: 0, success_rate: 1, last_failure: { delivery_id: delivery.id, status_code: 500, error: null, response_excerpt: 'database is down' } });
+    expect(health).toMatchObject({
+      deliveries_24h: 1,
+      delivered_24h: 1,
+      failed_24h: 0,
+      success_rate: 1,
+      last_failure: { delivery_id: delivery.id, status_code: 500, error: null, response_excerpt: 'database is down' },
+    });
 
-    const resent = portalJson(await call('POST', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}/resend`), 200, 'POST /portal/api/webhook-endpoints/:id/deliveries/:d/resend').data;
+    const resent = portalJson(
+      await call('POST', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}/resend`),
+      200,
+      'POST /portal/api/webhook-endpoints/:id/deliveries/:d/resend',
+    ).data;
     expect(resent).toMatchObject({ event_id: delivery.event_id, resent_from: delivery.id, status: 'pending', attempts_log: [] });
     expect(resent.id).not.toBe(delivery.id);
     const log = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
@@ -131,12 +194,28 @@ describe('in the portal', () => {
   });
 
   it('a DNS failure keeps its reason in the attempt, the log and the health line', async () => {
-    const ep = portalJson(await call('POST', '/webhook-endpoints', { url: 'http://no-such-host.invalid/hooks', events: ['order.created'] }), 201, 'POST /portal/api/webhook-endpoints').data;
+    const ep = portalJson(
+      await call('POST', '/webhook-endpoints', { url: 'http://no-such-host.invalid/hooks', events: ['order.created'] }),
+      201,
+      'POST /portal/api/webhook-endpoints',
+    ).data;
     await placeOrder();
-    await expect.poll(async () => (await worker.tick(), portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data[0]?.status), { timeout: 20_000 }).toBe('failed');
+    await expect
+      .poll(
+        async () => (
+          await worker.tick(),
+          portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data[0]?.status
+        ),
+        { timeout: 20_000 },
+      )
+      .toBe('failed');
     const [delivery] = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
     expect(delivery.last_error).toMatch(/^getaddrinfo ENOTFOUND no-such-host\.invalid/);
-    const detail = portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries/:d').data;
+    const detail = portalJson(
+      await call('GET', `/webhook-endpoints/${ep.id}/deliveries/${delivery.id}`),
+      200,
+      'GET /portal/api/webhook-endpoints/:id/deliveries/:d',
+    ).data;
     expect(detail.attempts_log).toHaveLength(3);
     for (const a of detail.attempts_log) {
       expect(a.status_code).toBeNull();
@@ -147,8 +226,11 @@ describe('in the portal', () => {
     expect(health).toMatchObject({ deliveries_24h: 1, delivered_24h: 0, failed_24h: 1, success_rate: 0 });
     expect(health.last_failure?.error).toMatch(/ENOTFOUND/);
     const overview = portalJson(await call('GET', '/overview'), 200, 'GET /portal/api/overview').data;
-    expect(overview.failing_deliveries[0]).toMatchObject({ id: delivery.id, status: 'failed', endpoint: { id: ep.id, url: 'http://no-such-host.invalid/hooks' } });
+    expect(overview.failing_deliveries[0]).toMatchObject({
+      id: delivery.id,
+      status: 'failed',
+      endpoint: { id: ep.id, url: 'http://no-such-host.invalid/hooks' },
+    });
     portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
   }, 40_000);
 });
-

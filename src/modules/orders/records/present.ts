@@ -25,14 +25,27 @@ const fill = <K extends string>(fields: readonly K[], value: Record<string, stri
   Object.fromEntries(fields.map((f) => [f, value?.[f] ?? null])) as Record<K, string | null>;
 
 /** An order line as the order's statement aggregates it (json_build_object: price is a JSON number). */
-export type OrderLineJson = Pick<Selectable<OrderLineItemsTable>, 'id' | 'product_id' | 'variant_id' | 'sku' | 'title' | 'variant_title' | 'quantity' | 'fulfilled_quantity'> & {
+export type OrderLineJson = Pick<
+  Selectable<OrderLineItemsTable>,
+  'id' | 'product_id' | 'variant_id' | 'sku' | 'title' | 'variant_title' | 'quantity' | 'fulfilled_quantity'
+> & {
   price: number;
 };
 
 /** What presentOrder reads: an order row with its lines and fulfillment ids (queries.ts: orderRecords). */
 export type OrderRecordRow = Pick<
   Selectable<OrdersTable>,
-  'id' | 'order_number' | 'status' | 'fulfillment_status' | 'fulfillment_location_id' | 'currency' | 'total_price' | 'customer' | 'shipping_address' | 'created_at' | 'updated_at'
+  | 'id'
+  | 'order_number'
+  | 'status'
+  | 'fulfillment_status'
+  | 'fulfillment_location_id'
+  | 'currency'
+  | 'total_price'
+  | 'customer'
+  | 'shipping_address'
+  | 'created_at'
+  | 'updated_at'
 > & { lines: OrderLineJson[]; fulfillment_ids: string[] };
 
 export function presentOrder(o: OrderRecordRow): Order {

@@ -106,7 +106,13 @@ export async function orderStatus(db: Database, scope: Scope, id: string) {
 
 /** The order row, locked for the rest of the transaction (fulfilling, cancelling). */
 export function lockOrder(trx: Database, scope: Scope, id: string) {
-  return trx.selectFrom('orders').select(['id', 'status', 'fulfillment_location_id']).where(ofMerchant('orders', scope)).where('id', '=', id).forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('orders')
+    .select(['id', 'status', 'fulfillment_location_id'])
+    .where(ofMerchant('orders', scope))
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /**
@@ -135,7 +141,12 @@ export async function addFulfilledQuantities(trx: Database, scope: Scope, deltas
      where ${ofMerchant('l', scope)} and l.id = d.id`.execute(trx);
 }
 
-export function updateOrderState(trx: Database, scope: Scope, orderId: string, state: { fulfillment_status: OrderFulfillmentState; status?: 'closed' | 'cancelled' }) {
+export function updateOrderState(
+  trx: Database,
+  scope: Scope,
+  orderId: string,
+  state: { fulfillment_status: OrderFulfillmentState; status?: 'closed' | 'cancelled' },
+) {
   return trx
     .updateTable('orders')
     .set({
@@ -166,5 +177,10 @@ export async function pendingFulfillments(trx: Database, scope: Scope, orderId: 
 
 export async function cancelFulfillments(trx: Database, scope: Scope, ids: string[]) {
   if (ids.length === 0) return;
-  await trx.updateTable('fulfillments').set({ status: 'cancelled', updated_at: sql`clock_timestamp()` }).where(ofMerchant('fulfillments', scope)).where('id', 'in', ids).execute();
+  await trx
+    .updateTable('fulfillments')
+    .set({ status: 'cancelled', updated_at: sql`clock_timestamp()` })
+    .where(ofMerchant('fulfillments', scope))
+    .where('id', 'in', ids)
+    .execute();
 }
