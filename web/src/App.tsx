@@ -156,40 +156,24 @@ function Login({ onSignedIn }: { onSignedIn: () => void }) {
           <span className="logo" aria-hidden="true" /> Merchant portal
         </div>
         <p className="muted">Manage the API keys and webhook endpoints your warehouse and other integrations use, and see what they do.</p>
-        <label>
-          Email
-          <input
-            type="email"
-            name="email"
-            autoComplete="username"
-            value={email}
-            aria-invalid={!!fields.email}
-            aria-describedby="email-error"
-            onChange={(e) => {
-              setEmail(e.target.value);
-              setFields({ ...fields, email: '' });
-            }}
-            required
-          />
-          <FieldMessage id="email-error" text={fields.email} />
-        </label>
-        <label>
-          Password
-          <input
-            type="password"
-            name="password"
-            autoComplete="current-password"
-            value={password}
-            aria-invalid={!!fields.password}
-            aria-describedby="password-error"
-            onChange={(e) => {
-              setPassword(e.target.value);
-              setFields({ ...fields, password: '' });
-            }}
-            required
-          />
-          <FieldMessage id="password-error" text={fields.password} />
-        </label>
+        <SignInField
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          value={email}
+          error={fields.email}
+          onChange={(v) => (setEmail(v), setFields({ ...fields, email: '' }))}
+        />
+        <SignInField
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          error={fields.password}
+          onChange={(v) => (setPassword(v), setFields({ ...fields, password: '' }))}
+        />
         {error && (
           <p className="error" role="alert">
             {error}
@@ -200,5 +184,33 @@ function Login({ onSignedIn }: { onSignedIn: () => void }) {
         </button>
       </form>
     </div>
+  );
+}
+
+/** A sign-in input with its label and the field's error, announced to screen readers. */
+function SignInField(props: {
+  label: string;
+  name: string;
+  type: string;
+  autoComplete: string;
+  value: string;
+  error?: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <label>
+      {props.label}
+      <input
+        type={props.type}
+        name={props.name}
+        autoComplete={props.autoComplete}
+        value={props.value}
+        aria-invalid={!!props.error}
+        aria-describedby={`${props.name}-error`}
+        onChange={(e) => props.onChange(e.target.value)}
+        required
+      />
+      <FieldMessage id={`${props.name}-error`} text={props.error} />
+    </label>
   );
 }

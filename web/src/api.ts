@@ -1,7 +1,8 @@
 // The portal's client for /portal/api: JSON in and out, CSRF token on every state change, problem
 // details turned into errors with a human message per field. Response types come from the
 // backend's route schemas (src/portal/schemas.ts), imported as types only.
-import type {
+// The pages import the answer types from here.
+export type {
   ApiKey,
   DeliveryDetail,
   EndpointWithHealth,
@@ -17,22 +18,6 @@ import type {
   SessionInfo,
 } from '../../src/portal/schemas.ts';
 import type { FieldError } from '../../src/http/errors.ts';
-
-export type {
-  ApiKey,
-  DeliveryDetail,
-  EndpointWithHealth,
-  FailingDelivery,
-  Location,
-  LoggedEvent,
-  LoggedRequest,
-  Meta,
-  NewApiKey,
-  NewEndpoint,
-  Overview,
-  PortalDelivery,
-  SessionInfo,
-};
 
 const FIELD_NAMES: Record<string, string> = {
   label: 'Label',
