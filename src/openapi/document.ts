@@ -44,14 +44,14 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
 
 /**
  * Walks a generated schema, moving every `x-component` schema into `schemas` and referencing it.
- * `x-document-<keyword>` becomes `<keyword>`: a rule the document states but the validator leaves to
- * the service, whose answer the contract fixes (e.g. exactly one of video_url / video_asset_id).
+ * (Rules the document states but the service checks are marked where they are declared:
+ * `serviceChecked` in src/http/schemas.ts.)
  */
 function hoist(node: Json, schemas: Record<string, Json>): Json {
   if (Array.isArray(node)) return node.map((n) => hoist(n, schemas));
   if (!node || typeof node !== 'object') return node;
   const out: Json = {};
-  for (const [k, v] of Object.entries(node)) out[k.startsWith('x-document-') ? k.slice('x-document-'.length) : k] = hoist(v, schemas);
+  for (const [k, v] of Object.entries(node)) out[k] = hoist(v, schemas);
   const name = out['x-component'];
   if (typeof name !== 'string') return out;
   delete out['x-component'];

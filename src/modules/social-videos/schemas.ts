@@ -1,6 +1,6 @@
 // Request bodies of /social-videos (the service's input types are derived from them with Static<>).
 import { Type, type Static } from 'typebox';
-import { Enum, Nullable, Uuid } from '../../http/schemas.ts';
+import { Enum, Nullable, serviceChecked, Uuid } from '../../http/schemas.ts';
 import { Description, IdList, Title } from '../catalog/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -27,7 +27,7 @@ const oneVideoSource = [
   { required: ['video_asset_id'], properties: { video_asset_id: { type: 'string', format: 'uuid' } } },
 ];
 
-export const VideoCreate = Type.Object({ title: Title, ...fields }, { ...strict, 'x-document-oneOf': oneVideoSource });
+export const VideoCreate = Type.Object({ title: Title, ...fields }, { ...strict, ...serviceChecked({ oneOf: oneVideoSource }) });
 export const VideoPatch = Type.Object({ title: Type.Optional(Title), ...fields }, strict);
 
 export type VideoCreate = Static<typeof VideoCreate>;
