@@ -1,12 +1,13 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api, ApiError, setCsrf, type Location, type Meta, type SessionInfo } from './api.ts';
+import { api, setCsrf, type Location, type Meta, type SessionInfo } from './api.ts';
 import { EventsPage } from './EventsPage.tsx';
 import { KeysPage } from './KeysPage.tsx';
 import { OverviewPage } from './OverviewPage.tsx';
 import { RequestsPage } from './RequestsPage.tsx';
 import { DeliveryPage } from './DeliveryPage.tsx';
 import { WebhooksPage, EndpointPage } from './WebhooksPage.tsx';
-import { FieldMessage, LoadError } from './ui.tsx';
+import { FormError, TextField, useFormSubmit } from './forms.tsx';
+import { LoadError } from './ui.tsx';
 import type { Shared } from './shared.tsx';
 
 function usePath(): [string, (to: string) => void] {
@@ -126,29 +127,16 @@ export function App() {
 function Login({ onSignedIn }: { onSignedIn: () => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    const local: Record<string, string> = {};
-    if (!email.trim()) local.email = 'Enter your email address.';
-    if (!password) local.password = 'Enter your password.';
-    setFields(local);
-    setError('');
-    if (Object.keys(local).length) return;
-    setBusy(true);
-    try {
+  const { formError, busy, submitWith, field } = useFormSubmit();
+  const submit = submitWith(
+    () => ({ email: !email.trim() && 'Enter your email address.', password: !password && 'Enter your password.' }),
+    async () => {
       await api('POST', '/login', { email, password });
       if (location.pathname === '/portal' || location.pathname === '/portal/') history.replaceState(null, '', '/portal/overview');
       onSignedIn();
-    } catch (err) {
-      if (err instanceof ApiError && Object.keys(err.fields).length) setFields(err.fields);
-      setError(err instanceof ApiError ? err.message : 'Could not sign in.');
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    'Could not sign in.',
+  );
   return (
     <div className="login">
       <form className="card login-card" onSubmit={submit} noValidate>
@@ -156,61 +144,13 @@ function Login({ onSignedIn }: { onSignedIn: () => void }) {
           <span className="logo" aria-hidden="true" /> Merchant portal
         </div>
         <p className="muted">Manage the API keys and webhook endpoints your warehouse and other integrations use, and see what they do.</p>
-        <SignInField
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="username"
-          value={email}
-          error={fields.email}
-          onChange={(v) => (setEmail(v), setFields({ ...fields, email: '' }))}
-        />
-        <SignInField
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          error={fields.password}
-          onChange={(v) => (setPassword(v), setFields({ ...fields, password: '' }))}
-        />
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <TextField label="Email" type="email" autoComplete="username" required {...field('email', email, setEmail)} />
+        <TextField label="Password" type="password" autoComplete="current-password" required {...field('password', password, setPassword)} />
+        <FormError text={formError} />
         <button className="primary" type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
     </div>
-  );
-}
-
-/** A sign-in input with its label and the field's error, announced to screen readers. */
-function SignInField(props: {
-  label: string;
-  name: string;
-  type: string;
-  autoComplete: string;
-  value: string;
-  error?: string;
-  onChange: (value: string) => void;
-}) {
-  return (
-    <label>
-      {props.label}
-      <input
-        type={props.type}
-        name={props.name}
-        autoComplete={props.autoComplete}
-        value={props.value}
-        aria-invalid={!!props.error}
-        aria-describedby={`${props.name}-error`}
-        onChange={(e) => props.onChange(e.target.value)}
-        required
-      />
-      <FieldMessage id={`${props.name}-error`} text={props.error} />
-    </label>
   );
 }

@@ -1,41 +1,20 @@
 import { useState } from 'react';
-import { apiPage, ApiError, whenExact, type LoggedEvent } from './api.ts';
+import { ApiError, whenExact, type LoggedEvent } from './api.ts';
 import { Link, type Shared } from './shared.tsx';
-import { LoadError, StatusBadge, useLoad } from './ui.tsx';
+import { EmptyCard, OlderButton, usePagedList } from './lists.tsx';
+import { LoadedList, PageHead, StatusBadge } from './ui.tsx';
 
 /** The merchant's recent events, the payload each carried and the endpoints it went to. */
 export function EventsPage({ meta, navigate }: Shared) {
   const [type, setType] = useState('');
-  const [older, setOlder] = useState<LoggedEvent[]>([]);
   const [moreError, setMoreError] = useState('');
-  const {
-    data: page,
-    error,
-    reload,
-    setData,
-  } = useLoad(async () => {
-    setOlder([]);
-    return apiPage<LoggedEvent>(`/events${type ? `?type=${type}` : ''}`);
-  }, [type]);
-  const loadOlder = async () => {
-    if (!page?.next_before) return;
-    try {
-      const more = await apiPage<LoggedEvent>(`/events?${type ? `type=${type}&` : ''}before=${encodeURIComponent(page.next_before)}`);
-      setOlder([...older, ...more.data]);
-      setData({ ...page, next_before: more.next_before });
-    } catch (err) {
-      setMoreError(err instanceof ApiError ? err.message : 'Could not load older events.');
-    }
-  };
-  const events = [...(page?.data ?? []), ...older];
+  const events = usePagedList<LoggedEvent>('/events', { type }, (err) => setMoreError(err instanceof ApiError ? err.message : 'Could not load older events.'));
   return (
     <section>
-      <div className="page-head">
-        <div>
-          <h1>Events</h1>
-          <p className="muted">Everything that happened in your store that integrations can hear about, newest first, with the deliveries each event made.</p>
-        </div>
-      </div>
+      <PageHead
+        title="Events"
+        intro="Everything that happened in your store that integrations can hear about, newest first, with the deliveries each event made."
+      />
       <div className="filters" role="group" aria-label="Filters">
         <label>
           Type
@@ -54,54 +33,43 @@ export function EventsPage({ meta, navigate }: Shared) {
           {moreError}
         </p>
       )}
-      {error ? (
-        <LoadError error={error} retry={reload} />
-      ) : page === null ? (
-        <p className="muted">Loading…</p>
-      ) : events.length === 0 ? (
-        <div className="empty card">
-          <h2>No events</h2>
-          <p>Events appear when orders, fulfillments, inventory or your catalog change.</p>
-        </div>
-      ) : (
-        <div className="event-list">
-          {events.map((e) => (
-            <details className="card event" key={e.id}>
-              <summary>
-                <span className="chip">{e.type}</span>
-                <span className="muted small">{whenExact(e.created_at)}</span>
-                <span className="small">
-                  {e.deliveries.length === 0 ? 'no endpoint' : `${e.deliveries.length} deliver${e.deliveries.length === 1 ? 'y' : 'ies'}`}
-                </span>
-                <code className="small muted">{e.id}</code>
-              </summary>
-              {e.deliveries.length > 0 && (
-                <ul className="delivery-list">
-                  {e.deliveries.map((d) => (
-                    <li key={d.id}>
-                      <StatusBadge status={d.status} />{' '}
-                      <Link to={`/portal/webhooks/${d.endpoint_id}/deliveries/${d.id}`} navigate={navigate}>
-                        {d.endpoint_url}
-                      </Link>
-                      <span className="muted small">
-                        {' '}
-                        · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
-                        {d.last_status_code !== null ? ` · last HTTP ${d.last_status_code}` : ''}
-                      </span>
-                    </li>
-                  ))}
-                </ul>
-              )}
-              <pre className="code">{JSON.stringify(e.payload, null, 2)}</pre>
-            </details>
-          ))}
-          {page.next_before && (
-            <div className="more">
-              <button onClick={loadOlder}>Older events</button>
-            </div>
-          )}
-        </div>
-      )}
+      <LoadedList state={events} empty={<EmptyCard title="No events">Events appear when orders, fulfillments, inventory or your catalog change.</EmptyCard>}>
+        {(rows) => (
+          <div className="event-list">
+            {rows.map((e) => (
+              <details className="card event" key={e.id}>
+                <summary>
+                  <span className="chip">{e.type}</span>
+                  <span className="muted small">{whenExact(e.created_at)}</span>
+                  <span className="small">
+                    {e.deliveries.length === 0 ? 'no endpoint' : `${e.deliveries.length} deliver${e.deliveries.length === 1 ? 'y' : 'ies'}`}
+                  </span>
+                  <code className="small muted">{e.id}</code>
+                </summary>
+                {e.deliveries.length > 0 && (
+                  <ul className="delivery-list">
+                    {e.deliveries.map((d) => (
+                      <li key={d.id}>
+                        <StatusBadge status={d.status} />{' '}
+                        <Link to={`/portal/webhooks/${d.endpoint_id}/deliveries/${d.id}`} navigate={navigate}>
+                          {d.endpoint_url}
+                        </Link>
+                        <span className="muted small">
+                          {' '}
+                          · {d.attempts} attempt{d.attempts === 1 ? '' : 's'}
+                          {d.last_status_code !== null ? ` · last HTTP ${d.last_status_code}` : ''}
+                        </span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+                <pre className="code">{JSON.stringify(e.payload, null, 2)}</pre>
+              </details>
+            ))}
+            <OlderButton list={events}>Older events</OlderButton>
+          </div>
+        )}
+      </LoadedList>
     </section>
   );
 }

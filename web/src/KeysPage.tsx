@@ -1,10 +1,12 @@
 import { useState } from 'react';
 import { api, when, type ApiKey, type NewApiKey } from './api.ts';
 import { LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
-import { Confirm, CopyButton, FieldMessage, LoadError, useFlash, useFormSubmit, useLoad } from './ui.tsx';
+import { FormEnd, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
+import { DataTable, EmptyCard, type Column } from './lists.tsx';
+import { Confirm, CopyButton, LoadedList, PageHead, useFlash, useLoad } from './ui.tsx';
 
 export function KeysPage({ meta, locations }: Shared) {
-  const { data: keys, error, reload } = useLoad(() => api<ApiKey[]>('GET', '/api-keys'), []);
+  const keys = useLoad(() => api<ApiKey[]>('GET', '/api-keys'), []);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<NewApiKey | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -12,18 +14,56 @@ export function KeysPage({ meta, locations }: Shared) {
 
   const revoke = async (k: ApiKey) => {
     setConfirming(null);
-    if (await flash.run(() => api('POST', `/api-keys/${k.id}/revoke`), `Key “${k.label}” revoked.`)) await reload();
+    if (await flash.run(() => api('POST', `/api-keys/${k.id}/revoke`), `Key “${k.label}” revoked.`)) await keys.reload();
   };
+
+  const columns: Column<ApiKey>[] = [
+    { label: 'Label', cell: (k) => <strong>{k.label}</strong> },
+    { label: 'Key', cell: (k) => <code>{k.prefix}…</code> },
+    {
+      label: 'Scopes',
+      className: 'scopes',
+      cell: (k) =>
+        k.scopes.map((s) => (
+          <span key={s} className="chip" title={meta.scope_descriptions[s]}>
+            {s}
+          </span>
+        )),
+    },
+    { label: 'Locations', cell: (k) => locationNames(k.location_ids, locations) },
+    { label: 'Created', cell: (k) => when(k.created_at) },
+    { label: 'Last used', cell: (k) => (k.last_used_at ? when(k.last_used_at) : 'Never') },
+    {
+      label: 'Status',
+      cell: (k) => (k.revoked_at ? <span className="badge red">Revoked {when(k.revoked_at)}</span> : <span className="badge green">Active</span>),
+    },
+    {
+      label: '',
+      className: 'actions',
+      cell: (k) =>
+        !k.revoked_at &&
+        (confirming === k.id ? (
+          <Confirm text="Revoke? It stops working at once." action="Revoke key" onConfirm={() => revoke(k)} onCancel={() => setConfirming(null)} />
+        ) : (
+          <button
+            className="link danger-text"
+            onClick={() => {
+              flash.clear();
+              setConfirming(k.id);
+            }}
+          >
+            Revoke
+          </button>
+        )),
+    },
+  ];
 
   return (
     <section>
-      <div className="page-head">
-        <div>
-          <h1>API keys</h1>
-          <p className="muted">
-            Keys let your warehouse, 3PL or other systems call the integration API. Each key has scopes and may be limited to some locations.
-          </p>
-        </div>
+      <PageHead
+        title="API keys"
+        intro="Keys let your warehouse, 3PL or other systems call the integration API. Each key has scopes and may be limited to some locations."
+      >
         {!creating && !created && (
           <button
             className="primary"
@@ -35,7 +75,7 @@ export function KeysPage({ meta, locations }: Shared) {
             Create key
           </button>
         )}
-      </div>
+      </PageHead>
       {flash.view}
 
       {created && (
@@ -61,87 +101,43 @@ export function KeysPage({ meta, locations }: Shared) {
           onCreated={(k) => {
             setCreating(false);
             setCreated(k);
-            void reload();
+            void keys.reload();
           }}
         />
       )}
 
-      {error ? (
-        <LoadError error={error} retry={reload} />
-      ) : keys === null ? (
-        <p className="muted">Loading…</p>
-      ) : keys.length === 0 ? (
-        <div className="empty card">
-          <h2>No API keys yet</h2>
-          <p>
+      <LoadedList
+        state={keys}
+        empty={
+          <EmptyCard title="No API keys yet">
             Create a key for each system that integrates with your store. For a warehouse, use the Warehouse preset and limit it to the locations it ships from.
-          </p>
-        </div>
-      ) : (
-        <div className="table-wrap card">
-          <table>
-            <thead>
-              <tr>
-                <th>Label</th>
-                <th>Key</th>
-                <th>Scopes</th>
-                <th>Locations</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Status</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id} className={k.revoked_at ? 'revoked' : ''}>
-                  <td data-label="Label">
-                    <strong>{k.label}</strong>
-                  </td>
-                  <td data-label="Key">
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td data-label="Scopes" className="scopes">
-                    {k.scopes.map((s) => (
-                      <span key={s} className="chip" title={meta.scope_descriptions[s]}>
-                        {s}
-                      </span>
-                    ))}
-                  </td>
-                  <td data-label="Locations">{locationNames(k.location_ids, locations)}</td>
-                  <td data-label="Created">{when(k.created_at)}</td>
-                  <td data-label="Last used">{k.last_used_at ? when(k.last_used_at) : 'Never'}</td>
-                  <td data-label="Status">
-                    {k.revoked_at ? <span className="badge red">Revoked {when(k.revoked_at)}</span> : <span className="badge green">Active</span>}
-                  </td>
-                  <td className="actions">
-                    {!k.revoked_at &&
-                      (confirming === k.id ? (
-                        <Confirm
-                          text="Revoke? It stops working at once."
-                          action="Revoke key"
-                          onConfirm={() => revoke(k)}
-                          onCancel={() => setConfirming(null)}
-                        />
-                      ) : (
-                        <button
-                          className="link danger-text"
-                          onClick={() => {
-                            flash.clear();
-                            setConfirming(k.id);
-                          }}
-                        >
-                          Revoke
-                        </button>
-                      ))}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+          </EmptyCard>
+        }
+      >
+        {(rows) => <DataTable card rows={rows} columns={columns} row={(k) => ({ className: k.revoked_at ? 'revoked' : '' })} />}
+      </LoadedList>
     </section>
+  );
+}
+
+/** What the scope aliases include, so a person grants only what a system needs. */
+function ScopeHelp({ aliases }: { aliases: Shared['meta']['scope_aliases'] }) {
+  return (
+    <>
+      Give each system only what it needs.{' '}
+      {Object.entries(aliases).map(([alias, grants]) => (
+        <span key={alias}>
+          <code>{alias}</code> includes{' '}
+          {grants.map((g, i) => (
+            <span key={g}>
+              {i ? ' and ' : ''}
+              <code>{g}</code>
+            </span>
+          ))}
+          .{' '}
+        </span>
+      ))}
+    </>
   );
 }
 
@@ -156,7 +152,8 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
   const [label, setLabel] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const [locationIds, setLocationIds] = useState<string[] | null>(null);
-  const { errors, setErrors, setFormError, formError, busy, submitWith } = useFormSubmit();
+  const { errors, formError, busy, submitWith, edits, field } = useFormSubmit();
+  const editScopes = edits('scopes', setScopes);
 
   const submit = submitWith(
     () => keyFormErrors(label, scopes, locationIds),
@@ -169,51 +166,14 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
   return (
     <form className="card form" onSubmit={submit} noValidate aria-label="Create API key">
       <h2>New API key</h2>
-      <label className="field">
-        Label
-        <input
-          name="label"
-          value={label}
-          aria-invalid={!!errors.label}
-          aria-describedby="label-error"
-          onChange={(e) => {
-            setLabel(e.target.value);
-            setErrors({ ...errors, label: '' });
-            setFormError('');
-          }}
-          placeholder="e.g. Acme 3PL – Main warehouse"
-        />
-        <FieldMessage id="label-error" text={errors.label} />
-      </label>
-      <fieldset className="field" aria-describedby="scopes-error scopes-help">
-        <legend>
-          Scopes{' '}
-          <button
-            type="button"
-            className="small"
-            onClick={() => {
-              setScopes(meta.warehouse_scopes);
-              setErrors({ ...errors, scopes: '' });
-            }}
-          >
-            Warehouse preset
-          </button>
-        </legend>
-        <p id="scopes-help" className="muted small">
-          Give each system only what it needs.{' '}
-          {Object.entries(meta.scope_aliases).map(([alias, grants]) => (
-            <span key={alias}>
-              <code>{alias}</code> includes{' '}
-              {grants.map((g, i) => (
-                <span key={g}>
-                  {i ? ' and ' : ''}
-                  <code>{g}</code>
-                </span>
-              ))}
-              .{' '}
-            </span>
-          ))}
-        </p>
+      <TextField className="field" label="Label" placeholder="e.g. Acme 3PL – Main warehouse" {...field('label', label, setLabel, { formMessage: true })} />
+      <PresetCheckboxes
+        legend="Scopes"
+        name="scopes"
+        onPreset={() => editScopes(meta.warehouse_scopes)}
+        error={errors.scopes}
+        help={<ScopeHelp aliases={meta.scope_aliases} />}
+      >
         <div className="scope-grid">
           {groups.map((g) => (
             <div key={g} className="scope-group">
@@ -228,10 +188,7 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
                       value={s}
                       checked={scopes.includes(s) || implied.has(s)}
                       disabled={implied.has(s) && !scopes.includes(s)}
-                      onChange={(e) => {
-                        setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s));
-                        setErrors({ ...errors, scopes: '' });
-                      }}
+                      onChange={(e) => editScopes(toggled(scopes, s, e.target.checked))}
                     />
                     <span>
                       <code>{s}</code>
@@ -243,31 +200,9 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
             </div>
           ))}
         </div>
-        <FieldMessage id="scopes-error" text={errors.scopes} />
-      </fieldset>
-      <LocationChooser
-        name="key"
-        locations={locations}
-        value={locationIds}
-        onChange={(v) => {
-          setLocationIds(v);
-          setErrors({ ...errors, location_ids: '' });
-        }}
-        error={errors.location_ids}
-      />
-      {formError && (
-        <p className="error" role="alert">
-          {formError}
-        </p>
-      )}
-      <div className="buttons">
-        <button className="primary" type="submit" disabled={busy}>
-          Create key
-        </button>
-        <button type="button" className="link" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      </PresetCheckboxes>
+      <LocationChooser name="key" locations={locations} value={locationIds} onChange={edits('location_ids', setLocationIds)} error={errors.location_ids} />
+      <FormEnd formError={formError} busy={busy} action="Create key" onCancel={onCancel} />
     </form>
   );
 }

@@ -1,7 +1,9 @@
-import { api, percent, when, type Overview } from './api.ts';
+import type { ReactNode } from 'react';
+import { api, percent, when, type FailingDelivery, type Overview } from './api.ts';
 import { Link, type Shared } from './shared.tsx';
 import { HealthLine } from './WebhooksPage.tsx';
-import { DataTable, DeliveryOutcomeCells, LoadError, StatusBadge, useLoad } from './ui.tsx';
+import { DataTable, deliveryOutcomeColumns, type Column } from './lists.tsx';
+import { Card, LoadError, PageHead, StatusBadge, useLoad } from './ui.tsx';
 
 export function OverviewPage({ navigate }: Shared) {
   const { data, error, reload } = useLoad(() => api<Overview>('GET', '/overview'), []);
@@ -10,15 +12,9 @@ export function OverviewPage({ navigate }: Shared) {
   const { requests } = data;
   return (
     <section>
-      <div className="page-head">
-        <div>
-          <h1>Overview</h1>
-          <p className="muted">How your integrations are doing: API traffic, keys, webhook endpoints and deliveries that need attention.</p>
-        </div>
-      </div>
+      <PageHead title="Overview" intro="How your integrations are doing: API traffic, keys, webhook endpoints and deliveries that need attention." />
       <div className="grid-2">
-        <div className="card">
-          <h2>API requests, last 24 hours</h2>
+        <Card title="API requests, last 24 hours">
           <div className="stats">
             <div>
               <span className="stat" data-testid="requests-total">
@@ -45,77 +41,86 @@ export function OverviewPage({ navigate }: Shared) {
               See failed requests →
             </Link>
           </p>
-        </div>
-        <div className="card">
-          <h2>API keys</h2>
-          {data.keys.length === 0 ? (
-            <p className="muted">
-              No active keys.{' '}
-              <Link to="/portal/keys" navigate={navigate}>
-                Create one
-              </Link>
-              .
-            </p>
-          ) : (
-            <ul className="plain">
-              {data.keys.map((k) => (
-                <li key={k.id}>
-                  <strong>{k.label}</strong> <code className="muted">{k.prefix}…</code>
-                  <span className="muted small"> · last used {k.last_used_at ? when(k.last_used_at) : 'never'}</span>
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
+        </Card>
+        <Card title="API keys">
+          <ShortList items={data.keys} empty={<Invite text="No active keys." to="/portal/keys" action="Create one" navigate={navigate} />}>
+            {(k) => <KeyLine apiKey={k} />}
+          </ShortList>
+        </Card>
       </div>
-      <div className="card">
-        <h2>Webhook endpoints</h2>
-        {data.endpoints.length === 0 ? (
-          <p className="muted">
-            No endpoints.{' '}
-            <Link to="/portal/webhooks" navigate={navigate}>
-              Add one
-            </Link>
-            .
-          </p>
-        ) : (
-          <ul className="plain">
-            {data.endpoints.map((e) => (
-              <li key={e.id}>
-                <Link to={`/portal/webhooks/${e.id}`} navigate={navigate} className="break">
-                  {e.url}
-                </Link>{' '}
-                <StatusBadge status={e.status} />
-                <HealthLine health={e.health} />
-              </li>
-            ))}
-          </ul>
-        )}
-      </div>
-      <div className="card">
-        <h2>Failing deliveries</h2>
+      <Card title="Webhook endpoints">
+        <ShortList items={data.endpoints} empty={<Invite text="No endpoints." to="/portal/webhooks" action="Add one" navigate={navigate} />}>
+          {(e) => <EndpointLine endpoint={e} navigate={navigate} />}
+        </ShortList>
+      </Card>
+      <Card title="Failing deliveries">
         {data.failing_deliveries.length === 0 ? (
           <p className="muted">None: every recent delivery succeeded or is still on its first try.</p>
         ) : (
-          <DataTable head={['Delivery', 'Type', 'Endpoint', 'Status', 'Attempts', 'Last answer']}>
-            {data.failing_deliveries.map((d) => (
-              <tr key={d.id}>
-                <td data-label="Delivery">
-                  <Link to={`/portal/webhooks/${d.endpoint.id}/deliveries/${d.id}`} navigate={navigate}>
-                    <code>{d.id.slice(0, 8)}</code>
-                  </Link>
-                </td>
-                <td data-label="Type">{d.event_type}</td>
-                <td data-label="Endpoint" className="break">
-                  {d.endpoint.url}
-                </td>
-                <DeliveryOutcomeCells delivery={d} answerLabel="Last answer" />
-              </tr>
-            ))}
-          </DataTable>
+          <DataTable rows={data.failing_deliveries} columns={failingColumns(navigate)} />
         )}
-      </div>
+      </Card>
     </section>
+  );
+}
+
+const failingColumns = (navigate: Shared['navigate']): Column<FailingDelivery>[] => [
+  {
+    label: 'Delivery',
+    cell: (d) => (
+      <Link to={`/portal/webhooks/${d.endpoint.id}/deliveries/${d.id}`} navigate={navigate}>
+        <code>{d.id.slice(0, 8)}</code>
+      </Link>
+    ),
+  },
+  { label: 'Type', cell: (d) => d.event_type },
+  { label: 'Endpoint', className: 'break', cell: (d) => d.endpoint.url },
+  ...deliveryOutcomeColumns<FailingDelivery>('Last answer'),
+];
+
+function KeyLine({ apiKey: k }: { apiKey: Overview['keys'][number] }) {
+  return (
+    <>
+      <strong>{k.label}</strong> <code className="muted">{k.prefix}…</code>
+      <span className="muted small"> · last used {k.last_used_at ? when(k.last_used_at) : 'never'}</span>
+    </>
+  );
+}
+
+function EndpointLine({ endpoint: e, navigate }: { endpoint: Overview['endpoints'][number]; navigate: Shared['navigate'] }) {
+  return (
+    <>
+      <Link to={`/portal/webhooks/${e.id}`} navigate={navigate} className="break">
+        {e.url}
+      </Link>{' '}
+      <StatusBadge status={e.status} />
+      <HealthLine health={e.health} />
+    </>
+  );
+}
+
+/** A card's short list, or what to do while it is empty. */
+function ShortList<T extends { id: string }>({ items, empty, children }: { items: T[]; empty: ReactNode; children: (item: T) => ReactNode }) {
+  if (items.length === 0) return empty;
+  return (
+    <ul className="plain">
+      {items.map((item) => (
+        <li key={item.id}>{children(item)}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** An empty list's line: what is missing and a link to add it. */
+function Invite({ text, to, action, navigate }: { text: string; to: string; action: string; navigate: Shared['navigate'] }) {
+  return (
+    <p className="muted">
+      {text}{' '}
+      <Link to={to} navigate={navigate}>
+        {action}
+      </Link>
+      .
+    </p>
   );
 }
 

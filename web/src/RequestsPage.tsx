@@ -1,7 +1,9 @@
 import { useState } from 'react';
-import { api, apiPage, ApiError, whenExact, type ApiKey, type LoggedRequest } from './api.ts';
+import { api, ApiError, whenExact, withQuery, type ApiKey, type LoggedRequest } from './api.ts';
 import { Link, type Shared } from './shared.tsx';
-import { CodeBadge, CopyButton, FieldMessage, LoadError, useLoad } from './ui.tsx';
+import { FieldMessage } from './forms.tsx';
+import { DataTable, EmptyCard, OlderButton, usePagedList, type Column } from './lists.tsx';
+import { CodeBadge, CopyButton, LoadedList, PageHead, useLoad } from './ui.tsx';
 
 const CLASSES = [
   ['', 'All statuses'],
@@ -16,35 +18,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function RequestsPage({ meta, navigate, requestId, search }: Shared & { requestId: string | null; search: string }) {
   const params = new URLSearchParams(search);
   const filters = { key_id: params.get('key_id') ?? '', status_class: params.get('status_class') ?? '', path: params.get('path') ?? '' };
-  const query = new URLSearchParams(Object.entries(filters).filter(([, v]) => v)).toString();
   const { data: keys } = useLoad(() => api<ApiKey[]>('GET', '/api-keys'), []);
-  const [older, setOlder] = useState<LoggedRequest[]>([]);
-  const {
-    data: page,
-    error,
-    reload,
-    setData,
-  } = useLoad(async () => {
-    setOlder([]);
-    return apiPage<LoggedRequest>(`/request-log?${query}`);
-  }, [query]);
   const [find, setFind] = useState('');
   const [findError, setFindError] = useState('');
-
-  const go = (next: Partial<typeof filters>) => {
-    const q = new URLSearchParams(Object.entries({ ...filters, ...next }).filter(([, v]) => v)).toString();
-    navigate(`/portal/requests${q ? `?${q}` : ''}`);
-  };
-  const loadOlder = async () => {
-    if (!page?.next_before) return;
-    try {
-      const more = await apiPage<LoggedRequest>(`/request-log?${query}${query ? '&' : ''}before=${page.next_before}`);
-      setOlder([...older, ...more.data]);
-      setData({ ...page, next_before: more.next_before });
-    } catch (err) {
-      setFindError(err instanceof ApiError ? err.message : 'Could not load older requests.');
-    }
-  };
+  const requests = usePagedList<LoggedRequest>('/request-log', filters, (err) =>
+    setFindError(err instanceof ApiError ? err.message : 'Could not load older requests.'),
+  );
+  const go = (next: Partial<typeof filters>) => navigate(withQuery('/portal/requests', { ...filters, ...next }));
   const submitFind = (e: React.FormEvent) => {
     e.preventDefault();
     const id = find.trim();
@@ -52,18 +32,38 @@ export function RequestsPage({ meta, navigate, requestId, search }: Shared & { r
     setFindError('');
     navigate(`/portal/requests/${id.toLowerCase()}`);
   };
-  const rows = [...(page?.data ?? []), ...older];
+  const columns: Column<LoggedRequest>[] = [
+    { label: 'Time', cell: (r) => whenExact(r.created_at) },
+    { label: 'Key', cell: (r) => r.api_key.label },
+    {
+      label: 'Request',
+      className: 'break',
+      cell: (r) => (
+        <code>
+          {r.method} {r.path}
+          {r.query ? `?${r.query}` : ''}
+        </code>
+      ),
+    },
+    { label: 'Status', cell: (r) => <CodeBadge code={r.status} /> },
+    { label: 'Error', cell: (r) => r.error_code ?? '—' },
+    { label: 'Duration', cell: (r) => `${r.duration_ms} ms` },
+    {
+      label: 'Request id',
+      cell: (r) => (
+        <Link to={`/portal/requests/${r.request_id}${search ? `?${search}` : ''}`} navigate={navigate}>
+          <code>{r.request_id.slice(0, 8)}</code>
+        </Link>
+      ),
+    },
+  ];
 
   return (
     <section>
-      <div className="page-head">
-        <div>
-          <h1>Request log</h1>
-          <p className="muted">
-            Requests your API keys made in the last {meta.request_log_retention_days} days, newest first. Click a request for its details and error body.
-          </p>
-        </div>
-      </div>
+      <PageHead
+        title="Request log"
+        intro={`Requests your API keys made in the last ${meta.request_log_retention_days} days, newest first. Click a request for its details and error body.`}
+      />
       <form className="card find" onSubmit={submitFind} noValidate aria-label="Find a request">
         <label className="field">
           Find a request by its X-Request-Id
@@ -111,61 +111,22 @@ export function RequestsPage({ meta, navigate, requestId, search }: Shared & { r
         </label>
         <PathFilter value={filters.path} onChange={(path) => go({ path })} />
       </div>
-      {error ? (
-        <LoadError error={error} retry={reload} />
-      ) : page === null ? (
-        <p className="muted">Loading…</p>
-      ) : rows.length === 0 ? (
-        <div className="empty card">
-          <h2>No requests</h2>
-          <p>{query ? 'No request matches these filters.' : 'Requests made with your API keys appear here within a second or two.'}</p>
-        </div>
-      ) : (
-        <div className="table-wrap card">
-          <table className="requests">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Key</th>
-                <th>Request</th>
-                <th>Status</th>
-                <th>Error</th>
-                <th>Duration</th>
-                <th>Request id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id} className={r.request_id === requestId ? 'selected' : ''}>
-                  <td data-label="Time">{whenExact(r.created_at)}</td>
-                  <td data-label="Key">{r.api_key.label}</td>
-                  <td data-label="Request" className="break">
-                    <code>
-                      {r.method} {r.path}
-                      {r.query ? `?${r.query}` : ''}
-                    </code>
-                  </td>
-                  <td data-label="Status">
-                    <CodeBadge code={r.status} />
-                  </td>
-                  <td data-label="Error">{r.error_code ?? '—'}</td>
-                  <td data-label="Duration">{r.duration_ms} ms</td>
-                  <td data-label="Request id">
-                    <Link to={`/portal/requests/${r.request_id}${search ? `?${search}` : ''}`} navigate={navigate}>
-                      <code>{r.request_id.slice(0, 8)}</code>
-                    </Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {page.next_before && (
-            <div className="more">
-              <button onClick={loadOlder}>Older requests</button>
-            </div>
-          )}
-        </div>
-      )}
+      <LoadedList
+        state={requests}
+        empty={
+          <EmptyCard title="No requests">
+            {Object.values(filters).some((v) => v)
+              ? 'No request matches these filters.'
+              : 'Requests made with your API keys appear here within a second or two.'}
+          </EmptyCard>
+        }
+      >
+        {(rows) => (
+          <DataTable card className="requests" rows={rows} columns={columns} row={(r) => ({ className: r.request_id === requestId ? 'selected' : '' })}>
+            <OlderButton list={requests}>Older requests</OlderButton>
+          </DataTable>
+        )}
+      </LoadedList>
     </section>
   );
 }

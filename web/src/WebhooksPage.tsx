@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'react';
 import { api, percent, when, type DeliveryDetail, type EndpointWithHealth, type NewEndpoint, type PortalDelivery } from './api.ts';
 import { Link, LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
-import { Confirm, CopyButton, DataTable, DeliveryOutcomeCells, FieldMessage, LoadError, StatusBadge, useFlash, useFormSubmit, useLoad } from './ui.tsx';
+import { FormEnd, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
+import { DataTable, deliveryOutcomeColumns, EmptyCard, type Column } from './lists.tsx';
+import { Card, Confirm, CopyButton, LoadedList, LoadError, PageHead, StatusBadge, useFlash, useLoad } from './ui.tsx';
 
 type Health = EndpointWithHealth['health'];
 
@@ -25,68 +27,46 @@ export function HealthLine({ health }: { health: Health }) {
 }
 
 export function WebhooksPage({ meta, locations, navigate }: Shared) {
-  const { data: endpoints, error, reload } = useLoad(() => api<EndpointWithHealth[]>('GET', '/webhook-endpoints'), []);
+  const endpoints = useLoad(() => api<EndpointWithHealth[]>('GET', '/webhook-endpoints'), []);
   const [creating, setCreating] = useState(false);
+  const columns: Column<EndpointWithHealth>[] = [
+    {
+      label: 'URL',
+      className: 'break',
+      cell: (e) => (
+        <>
+          <Link to={`/portal/webhooks/${e.id}`} navigate={navigate}>
+            {e.url}
+          </Link>
+          {e.description && <div className="muted small">{e.description}</div>}
+        </>
+      ),
+    },
+    { label: 'Events', cell: (e) => `${e.events.length} event${e.events.length === 1 ? '' : 's'}` },
+    { label: 'Locations', cell: (e) => locationNames(e.location_ids, locations) },
+    { label: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
+    { label: 'Health (24 h)', cell: (e) => <HealthLine health={e.health} /> },
+  ];
   return (
     <section>
-      <div className="page-head">
-        <div>
-          <h1>Webhook endpoints</h1>
-          <p className="muted">We POST signed events to these URLs when orders, fulfillments, inventory or your catalog change.</p>
-        </div>
+      <PageHead title="Webhook endpoints" intro="We POST signed events to these URLs when orders, fulfillments, inventory or your catalog change.">
         {!creating && (
           <button className="primary" onClick={() => setCreating(true)}>
             Add endpoint
           </button>
         )}
-      </div>
+      </PageHead>
       {creating && <EndpointForm meta={meta} locations={locations} onCancel={() => setCreating(false)} onSaved={(e) => navigate(`/portal/webhooks/${e.id}`)} />}
-      {error ? (
-        <LoadError error={error} retry={reload} />
-      ) : endpoints === null ? (
-        <p className="muted">Loading…</p>
-      ) : endpoints.length === 0 ? (
-        <div className="empty card">
-          <h2>No endpoints yet</h2>
-          <p>Add the URL of your receiver. For a warehouse, use the Warehouse preset: order, fulfillment and inventory events.</p>
-        </div>
-      ) : (
-        <div className="table-wrap card">
-          <table>
-            <thead>
-              <tr>
-                <th>URL</th>
-                <th>Events</th>
-                <th>Locations</th>
-                <th>Status</th>
-                <th>Health (24 h)</th>
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.map((e) => (
-                <tr key={e.id}>
-                  <td data-label="URL" className="break">
-                    <Link to={`/portal/webhooks/${e.id}`} navigate={navigate}>
-                      {e.url}
-                    </Link>
-                    {e.description && <div className="muted small">{e.description}</div>}
-                  </td>
-                  <td data-label="Events">
-                    {e.events.length} event{e.events.length === 1 ? '' : 's'}
-                  </td>
-                  <td data-label="Locations">{locationNames(e.location_ids, locations)}</td>
-                  <td data-label="Status">
-                    <StatusBadge status={e.status} />
-                  </td>
-                  <td data-label="Health (24 h)">
-                    <HealthLine health={e.health} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <LoadedList
+        state={endpoints}
+        empty={
+          <EmptyCard title="No endpoints yet">
+            Add the URL of your receiver. For a warehouse, use the Warehouse preset: order, fulfillment and inventory events.
+          </EmptyCard>
+        }
+      >
+        {(rows) => <DataTable card rows={rows} columns={columns} />}
+      </LoadedList>
     </section>
   );
 }
@@ -103,7 +83,8 @@ function EndpointForm({
   const [description, setDescription] = useState(editing?.description ?? '');
   const [events, setEvents] = useState<string[]>(editing?.events ?? []);
   const [locationIds, setLocationIds] = useState<string[] | null>(editing?.location_ids ?? null);
-  const { errors, setErrors, setFormError, formError, busy, submitWith } = useFormSubmit();
+  const { errors, formError, busy, submitWith, edits, field } = useFormSubmit();
+  const editEvents = edits('events', setEvents);
   const submit = submitWith(
     () => ({
       url: !url.trim() && 'Enter the https URL of your receiver.',
@@ -118,100 +99,30 @@ function EndpointForm({
     },
     'Could not save the endpoint. Try again.',
   );
-  const action = editing ? 'Save changes' : 'Add endpoint';
   return (
     <form className="card form" onSubmit={submit} noValidate aria-label={editing ? 'Edit webhook endpoint' : 'Add webhook endpoint'}>
       <h2>{editing ? 'Edit endpoint' : 'New endpoint'}</h2>
-      <label className="field">
-        URL
-        <input
-          name="url"
-          value={url}
-          aria-invalid={!!errors.url}
-          aria-describedby="url-error"
-          onChange={(e) => {
-            setUrl(e.target.value);
-            setErrors({ ...errors, url: '' });
-            setFormError('');
-          }}
-          placeholder="https://warehouse.example.com/webhooks"
-        />
-        <FieldMessage id="url-error" text={errors.url} />
-      </label>
-      <label className="field">
-        Description (optional)
-        <input
-          name="description"
-          value={description}
-          aria-invalid={!!errors.description}
-          aria-describedby="description-error"
-          onChange={(e) => setDescription(e.target.value)}
-        />
-        <FieldMessage id="description-error" text={errors.description} />
-      </label>
-      <fieldset className="field" aria-describedby="events-error">
-        <legend>
-          Events{' '}
-          <button
-            type="button"
-            className="small"
-            onClick={() => {
-              setEvents(meta.warehouse_events);
-              setErrors({ ...errors, events: '' });
-            }}
-          >
-            Warehouse preset
-          </button>
-        </legend>
+      <TextField className="field" label="URL" placeholder="https://warehouse.example.com/webhooks" {...field('url', url, setUrl, { formMessage: true })} />
+      <TextField className="field" label="Description (optional)" name="description" value={description} error={errors.description} onChange={setDescription} />
+      <PresetCheckboxes legend="Events" name="events" onPreset={() => editEvents(meta.warehouse_events)} error={errors.events}>
         <div className="checks columns">
           {meta.event_types.map((t) => (
             <label key={t} className="inline">
-              <input
-                type="checkbox"
-                name="event"
-                value={t}
-                checked={events.includes(t)}
-                onChange={(e) => {
-                  setEvents(e.target.checked ? [...events, t] : events.filter((x) => x !== t));
-                  setErrors({ ...errors, events: '' });
-                }}
-              />{' '}
+              <input type="checkbox" name="event" value={t} checked={events.includes(t)} onChange={(e) => editEvents(toggled(events, t, e.target.checked))} />{' '}
               {t}
             </label>
           ))}
         </div>
-        <FieldMessage id="events-error" text={errors.events} />
-      </fieldset>
-      <LocationChooser
-        name="endpoint"
-        locations={locations}
-        value={locationIds}
-        onChange={(v) => {
-          setLocationIds(v);
-          setErrors({ ...errors, location_ids: '' });
-        }}
-        error={errors.location_ids}
-      />
-      {formError && (
-        <p className="error" role="alert">
-          {formError}
-        </p>
-      )}
-      <div className="buttons">
-        <button className="primary" type="submit" disabled={busy}>
-          {action}
-        </button>
-        <button type="button" className="link" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      </PresetCheckboxes>
+      <LocationChooser name="endpoint" locations={locations} value={locationIds} onChange={edits('location_ids', setLocationIds)} error={errors.location_ids} />
+      <FormEnd formError={formError} busy={busy} action={editing ? 'Save changes' : 'Add endpoint'} onCancel={onCancel} />
     </form>
   );
 }
 
 export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: string }) {
   const { data: endpoint, error, reload } = useLoad(() => api<EndpointWithHealth>('GET', `/webhook-endpoints/${id}`), [id]);
-  const { data: deliveries, error: logError, reload: reloadLog } = useLoad(() => api<PortalDelivery[]>('GET', `/webhook-endpoints/${id}/deliveries`), [id]);
+  const log = useLoad(() => api<PortalDelivery[]>('GET', `/webhook-endpoints/${id}/deliveries`), [id]);
   const [secret, setSecret] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'rotate' | 'delete' | null>(null);
   const [editing, setEditing] = useState(false);
@@ -219,9 +130,9 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
 
   useEffect(() => {
     // The log and the health line follow deliveries as they happen.
-    const timer = setInterval(() => void Promise.all([reload(), reloadLog()]), 3000);
+    const timer = setInterval(() => void Promise.all([reload(), log.reload()]), 3000);
     return () => clearInterval(timer);
-  }, [reload, reloadLog]);
+  }, [reload, log.reload]);
 
   if (error)
     return (
@@ -234,14 +145,14 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
 
   const act = async (fn: () => Promise<unknown>, message: string) => {
     setConfirm(null);
-    if (await flash.run(fn, message)) await Promise.all([reload(), reloadLog()]);
+    if (await flash.run(fn, message)) await Promise.all([reload(), log.reload()]);
   };
   const resend = async (deliveryId: string) => {
     flash.clear();
     try {
       const copy = await api<DeliveryDetail>('POST', `/webhook-endpoints/${id}/deliveries/${deliveryId}/resend`);
       flash.ok(`Delivery queued again as ${copy.id.slice(0, 8)}.`);
-      await reloadLog();
+      await log.reload();
     } catch (err) {
       flash.fail(err);
     }
@@ -250,6 +161,36 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
     setConfirm(null);
     if (await flash.run(() => api('DELETE', `/webhook-endpoints/${id}`))) navigate('/portal/webhooks');
   };
+  const deliveryColumns: Column<PortalDelivery>[] = [
+    {
+      label: 'Delivery',
+      cell: (d) => (
+        <>
+          <Link to={`/portal/webhooks/${id}/deliveries/${d.id}`} navigate={navigate}>
+            <code>{d.id.slice(0, 8)}</code>
+          </Link>
+          {d.resent_from && (
+            <div className="small muted">
+              resend of <code>{d.resent_from.slice(0, 8)}</code>
+            </div>
+          )}
+        </>
+      ),
+    },
+    { label: 'Type', cell: (d) => d.event_type },
+    ...deliveryOutcomeColumns<PortalDelivery>('Last response'),
+    { label: 'Next retry', cell: (d) => when(d.next_attempt_at) },
+    { label: 'Created', cell: (d) => when(d.created_at) },
+    {
+      label: '',
+      className: 'actions',
+      cell: (d) => (
+        <button className="small" onClick={() => resend(d.id)}>
+          Resend
+        </button>
+      ),
+    },
+  ];
   return (
     <section>
       <BackLink navigate={navigate} />
@@ -310,8 +251,7 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
           }}
         />
       )}
-      <div className="card">
-        <h2>Signing secret</h2>
+      <Card title="Signing secret">
         <p className="muted">
           Verify every delivery: HMAC-SHA256 of <code>timestamp.body</code> with this secret must match <code>X-Service-Webhook-Signature</code>.
         </p>
@@ -352,43 +292,15 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
           )}
         </div>
         <p className="small muted">Events: {endpoint.events.join(', ')}</p>
-      </div>
-      <div className="card">
-        <h2>Delivery log</h2>
-        {logError ? (
-          <LoadError error={logError} retry={reloadLog} />
-        ) : deliveries === null ? (
-          <p className="muted">Loading…</p>
-        ) : deliveries.length === 0 ? (
-          <p className="muted empty-inline">No deliveries yet. Events appear here as they are sent; use “Send test event” to try your receiver.</p>
-        ) : (
-          <DataTable className="deliveries" head={['Delivery', 'Type', 'Status', 'Attempts', 'Last response', 'Next retry', 'Created', '']}>
-            {deliveries.map((d) => (
-              <tr key={d.id} data-delivery={d.id}>
-                <td data-label="Delivery">
-                  <Link to={`/portal/webhooks/${id}/deliveries/${d.id}`} navigate={navigate}>
-                    <code>{d.id.slice(0, 8)}</code>
-                  </Link>
-                  {d.resent_from && (
-                    <div className="small muted">
-                      resend of <code>{d.resent_from.slice(0, 8)}</code>
-                    </div>
-                  )}
-                </td>
-                <td data-label="Type">{d.event_type}</td>
-                <DeliveryOutcomeCells delivery={d} answerLabel="Last response" />
-                <td data-label="Next retry">{when(d.next_attempt_at)}</td>
-                <td data-label="Created">{when(d.created_at)}</td>
-                <td className="actions">
-                  <button className="small" onClick={() => resend(d.id)}>
-                    Resend
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
-      </div>
+      </Card>
+      <Card title="Delivery log">
+        <LoadedList
+          state={log}
+          empty={<p className="muted empty-inline">No deliveries yet. Events appear here as they are sent; use “Send test event” to try your receiver.</p>}
+        >
+          {(deliveries) => <DataTable className="deliveries" rows={deliveries} columns={deliveryColumns} row={(d) => ({ 'data-delivery': d.id })} />}
+        </LoadedList>
+      </Card>
     </section>
   );
 }

@@ -105,6 +105,12 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return json.data as T;
 }
 
+/** `path` with the parameters that have a value as its query. */
+export function withQuery(path: string, params: Record<string, string>) {
+  const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v)).toString();
+  return query ? `${path}?${query}` : path;
+}
+
 /** A page of a newest-first list. */
 export async function apiPage<T>(path: string): Promise<{ data: T[]; next_before: string | null }> {
   const res = await fetch(`/portal/api${path}`, { credentials: 'same-origin' }).catch(() => null);

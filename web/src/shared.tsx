@@ -3,7 +3,7 @@
 // pages form no import circle.
 import type { ReactNode } from 'react';
 import type { Location, Meta } from './api.ts';
-import { FieldMessage } from './ui.tsx';
+import { FieldMessage, toggled } from './forms.tsx';
 
 export interface Shared {
   meta: Meta;
@@ -34,11 +34,7 @@ export function LocationChooser(props: {
         <div className="checks">
           {props.locations.map((l) => (
             <label key={l.id} className="inline">
-              <input
-                type="checkbox"
-                checked={props.value!.includes(l.id)}
-                onChange={(e) => props.onChange(e.target.checked ? [...props.value!, l.id] : props.value!.filter((x) => x !== l.id))}
-              />{' '}
+              <input type="checkbox" checked={props.value!.includes(l.id)} onChange={(e) => props.onChange(toggled(props.value!, l.id, e.target.checked))} />{' '}
               {l.name}
             </label>
           ))}

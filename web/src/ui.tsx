@@ -1,7 +1,7 @@
-// Small shared pieces: copy with feedback, status messages that clear with their context, field
-// errors announced to screen readers, confirmations.
+// Small shared pieces: copy with feedback, status messages that clear with their context,
+// confirmations, page heads, badges, and data loaded for a page with its error and loading states.
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { ApiError, copyText, failureText } from './api.ts';
+import { copyText, failureText } from './api.ts';
 
 export function CopyButton({ text, label = 'Copy', targetId }: { text: string; label?: string; targetId?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
@@ -59,15 +59,6 @@ export function useFlash() {
   return { ok, fail, clear, run, view };
 }
 
-export function FieldMessage({ id, text }: { id: string; text?: string }) {
-  // Always rendered so screen readers announce the message when it appears.
-  return (
-    <span id={id} className="field-error" role="alert" aria-live="assertive">
-      {text ?? ''}
-    </span>
-  );
-}
-
 export function LoadError({ error, retry }: { error: unknown; retry: () => void }) {
   return (
     <div className="error-banner" role="alert">
@@ -86,55 +77,44 @@ export function Confirm({ text, action, onConfirm, onCancel }: { text: ReactNode
       <button type="button" className="danger" onClick={onConfirm}>
         {action}
       </button>
-      <button type="button" className="link" onClick={onCancel}>
-        Cancel
-      </button>
+      <CancelButton onClick={onCancel} />
     </span>
+  );
+}
+
+export function CancelButton({ onClick }: { onClick: () => void }) {
+  return (
+    <button type="button" className="link" onClick={onClick}>
+      Cancel
+    </button>
+  );
+}
+
+/** A page's title, what the page is for, and its main actions. */
+export function PageHead({ title, intro, children }: { title: string; intro: ReactNode; children?: ReactNode }) {
+  return (
+    <div className="page-head">
+      <div>
+        <h1>{title}</h1>
+        <p className="muted">{intro}</p>
+      </div>
+      {children}
+    </div>
+  );
+}
+
+export function Card({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <div className="card">
+      <h2>{title}</h2>
+      {children}
+    </div>
   );
 }
 
 export function StatusBadge({ status }: { status: string }) {
   const color = status === 'delivered' || status === 'enabled' ? 'green' : status === 'failed' ? 'red' : status === 'disabled' ? 'grey' : 'amber';
   return <span className={`badge ${color}`}>{status}</span>;
-}
-
-/** A scrollable table: the column headings, then the rows (`<tr>`s) as children. */
-export function DataTable({ className, head, children }: { className?: string; head: string[]; children: ReactNode }) {
-  return (
-    <div className="table-wrap">
-      <table className={className}>
-        <thead>
-          <tr>
-            {head.map((h, i) => (
-              <th key={i}>{h}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
-  );
-}
-
-/** A delivery's status, attempts and last answer (status code, else error), as cells of a table row. */
-export function DeliveryOutcomeCells({
-  delivery: d,
-  answerLabel,
-}: {
-  delivery: { status: string; attempts: number; last_status_code: number | null; last_error: string | null };
-  answerLabel: string;
-}) {
-  return (
-    <>
-      <td data-label="Status">
-        <StatusBadge status={d.status} />
-      </td>
-      <td data-label="Attempts">{d.attempts}</td>
-      <td data-label={answerLabel} className="break">
-        {d.last_status_code ?? d.last_error ?? '—'}
-      </td>
-    </>
-  );
 }
 
 export function CodeBadge({ code }: { code: number | null }) {
@@ -165,31 +145,20 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   return { data, error, reload, setData };
 }
 
-/**
- * A form's submit, the same for every form: the local checks first (field → message, or false
- * when the field is fine; any message stops the request), then the request; a refusal shows the API's field errors and message, any
- * other failure `failed`.
- */
-export function useFormSubmit() {
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submitWith = (check: () => Record<string, string | false | undefined>, send: () => Promise<void>, failed: string) => async (e: React.FormEvent) => {
-    e.preventDefault();
-    const local: Record<string, string> = {};
-    for (const [field, message] of Object.entries(check())) if (message) local[field] = message;
-    setErrors(local);
-    setFormError('');
-    if (Object.keys(local).length) return;
-    setBusy(true);
-    try {
-      await send();
-    } catch (err) {
-      setErrors(err instanceof ApiError ? err.fields : {});
-      setFormError(err instanceof ApiError ? err.message : failed);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { errors, setErrors, formError, setFormError, busy, submitWith };
+export interface LoadState<T> {
+  data: T | null;
+  error: unknown;
+  reload: () => unknown;
+}
+
+/** What loaded data shows: its load error with Retry, then "Loading…", then `children` with the data. */
+export function Loaded<T>({ state: { data, error, reload }, children }: { state: LoadState<T>; children: (data: T) => ReactNode }) {
+  if (error) return <LoadError error={error} retry={reload} />;
+  if (data === null) return <p className="muted">Loading…</p>;
+  return children(data);
+}
+
+/** A loaded list: as Loaded, with `empty` in place of a list of nothing. */
+export function LoadedList<T>({ state, empty, children }: { state: LoadState<T[]>; empty: ReactNode; children: (rows: T[]) => ReactNode }) {
+  return <Loaded state={state}>{(rows) => (rows.length === 0 ? empty : children(rows))}</Loaded>;
 }

@@ -1,0 +1,144 @@
+// What every form shares: a labelled input with its message, the form's own message and buttons,
+// and one submit (local checks, then the request, then the API's field errors).
+import { useCallback, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { ApiError } from './api.ts';
+import { CancelButton } from './ui.tsx';
+
+export function FieldMessage({ id, text }: { id: string; text?: string }) {
+  // Always rendered so screen readers announce the message when it appears.
+  return (
+    <span id={id} className="field-error" role="alert" aria-live="assertive">
+      {text ?? ''}
+    </span>
+  );
+}
+
+type TextInput = Omit<InputHTMLAttributes<HTMLInputElement>, 'name' | 'value' | 'onChange'>;
+
+/** A text input inside its label, with the field's message (`<name>-error`) under it. */
+export function TextField({
+  label,
+  name,
+  value,
+  error,
+  onChange,
+  className,
+  ...input
+}: TextInput & { label: string; name: string; value: string; error?: string; onChange: (value: string) => void }) {
+  return (
+    <label className={className}>
+      {label}
+      <input {...input} name={name} value={value} aria-invalid={!!error} aria-describedby={`${name}-error`} onChange={(e) => onChange(e.target.value)} />
+      <FieldMessage id={`${name}-error`} text={error} />
+    </label>
+  );
+}
+
+/** A group of checkboxes: its legend with a button that ticks the warehouse preset, help, and the group's message. */
+export function PresetCheckboxes({
+  legend,
+  name,
+  help,
+  onPreset,
+  error,
+  children,
+}: {
+  legend: string;
+  name: string;
+  help?: ReactNode;
+  onPreset: () => void;
+  error?: string;
+  children: ReactNode;
+}) {
+  return (
+    <fieldset className="field" aria-describedby={help ? `${name}-error ${name}-help` : `${name}-error`}>
+      <legend>
+        {legend}{' '}
+        <button type="button" className="small" onClick={onPreset}>
+          Warehouse preset
+        </button>
+      </legend>
+      {help && (
+        <p id={`${name}-help`} className="muted small">
+          {help}
+        </p>
+      )}
+      {children}
+      <FieldMessage id={`${name}-error`} text={error} />
+    </fieldset>
+  );
+}
+
+/** The form's own message: why the request failed when no field says. */
+export function FormError({ text }: { text: string }) {
+  if (!text) return null;
+  return (
+    <p className="error" role="alert">
+      {text}
+    </p>
+  );
+}
+
+/** The end of a create or edit form: its message, the submit button and Cancel. */
+export function FormEnd({ formError, busy, action, onCancel }: { formError: string; busy: boolean; action: string; onCancel: () => void }) {
+  return (
+    <>
+      <FormError text={formError} />
+      <div className="buttons">
+        <button className="primary" type="submit" disabled={busy}>
+          {action}
+        </button>
+        <CancelButton onClick={onCancel} />
+      </div>
+    </>
+  );
+}
+
+/** A list of checked values after one checkbox changed. */
+export const toggled = (list: string[], value: string, checked: boolean) => (checked ? [...list, value] : list.filter((x) => x !== value));
+
+/**
+ * A form's submit, the same for every form: the local checks first (field → message, or false
+ * when the field is fine; any message stops the request), then the request; a refusal shows the API's field errors and message, any
+ * other failure `failed`.
+ */
+export function useFormSubmit() {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submitWith = (check: () => Record<string, string | false | undefined>, send: () => Promise<void>, failed: string) => async (e: React.FormEvent) => {
+    e.preventDefault();
+    const local: Record<string, string> = {};
+    for (const [field, message] of Object.entries(check())) if (message) local[field] = message;
+    setErrors(local);
+    setFormError('');
+    if (Object.keys(local).length) return;
+    setBusy(true);
+    try {
+      await send();
+    } catch (err) {
+      setErrors(err instanceof ApiError ? err.fields : {});
+      setFormError(err instanceof ApiError ? err.message : failed);
+    } finally {
+      setBusy(false);
+    }
+  };
+  /** A field's setter that also clears the field's message (and, asked to, the form's). */
+  const edits = useCallback(
+    <V,>(field: string, set: (value: V) => void, { formMessage = false } = {}) =>
+      (value: V) => {
+        set(value);
+        setErrors((all) => ({ ...all, [field]: '' }));
+        if (formMessage) setFormError('');
+      },
+    [],
+  );
+  /** The props of a TextField for `field`: its value, its message, and `edits` as onChange. */
+  const field = (name: string, value: string, set: (value: string) => void, clears?: { formMessage: boolean }) => ({
+    name,
+    value,
+    error: errors[name],
+    onChange: edits(name, set, clears),
+  });
+  return { errors, formError, busy, submitWith, edits, field };
+}
