@@ -5,7 +5,7 @@ import { emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalid, invalidFields, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
-import { adjustmentTargets, inventoryUpdated, knownLocations, levelKey, moveStock, selectInventoryPage } from './queries.ts';
+import { adjustmentTargets, inventoryUpdated, knownLocations, levelKey, moveStock, selectInventoryPage, type StockMove } from './queries.ts';
 import type { Adjustment, InventoryFilters, InventoryRow } from './schemas.ts';
 
 const locationForbidden = (path: string) =>
@@ -53,7 +53,8 @@ export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Prom
       if (v.sku !== null && skuSet.has(v.sku)) bySku.set(v.sku, [...(bySku.get(v.sku) ?? []), v.id]);
     }
 
-    const resolved: { index: number; variantId: string; locationId: string; delta: number; reason: string | null }[] = [];
+    // A row that resolves is the stock move it asks for; its index names it in later problems.
+    const resolved: (StockMove & { index: number })[] = [];
     adjustments.forEach((a, i) => {
       let variantId: string | null = null;
       if (a.variant_id) {
@@ -75,34 +76,31 @@ export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Prom
       }
       if (a.adjustment === 0) errors.push({ path: at(i, 'adjustment'), message: 'must not be 0', code: 'out_of_range' });
       if (variantId && locations.has(a.fulfillment_location_id)) {
-        resolved.push({ index: i, variantId, locationId: a.fulfillment_location_id, delta: a.adjustment, reason: a.reason ?? null });
+        resolved.push({
+          index: i,
+          variantId,
+          locationId: a.fulfillment_location_id,
+          onHandDelta: a.adjustment,
+          committedDelta: 0,
+          cause: 'adjustment',
+          referenceId: null,
+          reason: a.reason ?? null,
+          apiKeyId: ctx.apiKeyId,
+        });
       }
     });
     if (errors.length) throw invalidFields(errors);
 
-    const rows = await moveStock(
-      trx,
-      ctx,
-      resolved.map((r) => ({
-        variantId: r.variantId,
-        locationId: r.locationId,
-        onHandDelta: r.delta,
-        committedDelta: 0,
-        cause: 'adjustment',
-        referenceId: null,
-        reason: r.reason,
-        apiKeyId: ctx.apiKeyId,
-      })),
-    );
+    const rows = await moveStock(trx, ctx, resolved);
 
     // Rows apply in request order per inventory row: walk each row's on_hand from where the batch
     // found it, and name every row after which it is negative.
     const onHand = new Map<string, number>();
     for (const [key, row] of rows) onHand.set(key, row.on_hand);
-    for (const r of resolved) onHand.set(levelKey(r.variantId, r.locationId), onHand.get(levelKey(r.variantId, r.locationId))! - r.delta);
+    for (const r of resolved) onHand.set(levelKey(r.variantId, r.locationId), onHand.get(levelKey(r.variantId, r.locationId))! - r.onHandDelta);
     for (const r of resolved) {
       const key = levelKey(r.variantId, r.locationId);
-      const after = onHand.get(key)! + r.delta;
+      const after = onHand.get(key)! + r.onHandDelta;
       onHand.set(key, after);
       if (after < 0) errors.push({ path: at(r.index, 'adjustment'), message: `would leave on_hand at ${after}`, code: 'negative_on_hand' });
     }
