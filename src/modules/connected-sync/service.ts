@@ -30,13 +30,16 @@ interface Outcome {
 const outcome = (): Outcome => ({ created: 0, updated: 0, ids: {} });
 const present = (ids: (string | null)[]) => ids.filter((x): x is string => !!x);
 
-/** External ids of this source's records → ids; each unknown one becomes a problem at its pointer. */
+/**
+ * One sync's transaction, merchant and source, and the ids its records' external ids name: each
+ * unknown one becomes a problem at its pointer.
+ */
 class ExternalRefs {
   readonly errors: FieldError[] = [];
   private readonly known = new Map<ConnectedTable, Map<string, string>>();
-  private readonly trx: Database;
-  private readonly scope: Scope;
-  private readonly source: string;
+  readonly trx: Database;
+  readonly scope: Scope;
+  readonly source: string;
   constructor(trx: Database, scope: Scope, source: string) {
     this.trx = trx;
     this.scope = scope;
@@ -55,59 +58,75 @@ class ExternalRefs {
   }
 }
 
-/** Update the record known by `externalId`, or insert it; counted in `out`. */
-async function upsert(out: Outcome, existing: Map<string, string>, externalId: string, update: (id: string) => Promise<void>, insert: () => Promise<string>) {
-  let id = existing.get(externalId);
-  const created = !id;
-  if (id) {
-    await update(id);
-    out.updated++;
-  } else {
-    id = await insert();
-    existing.set(externalId, id);
-    out.created++;
+/** Where a connected record comes from: stamped on the row it inserts. */
+type Origin = { source: 'connected'; source_name: string; external_id: string };
+
+/** How one record is written: over the row this source already has, or as a new row; then what hangs off it. */
+interface RecordWrite {
+  update: (id: string) => Promise<void>;
+  insert: (origin: Origin) => Promise<string>;
+  /** Links, variants and the event, once the row is written. */
+  afterwards?: (id: string, created: boolean) => Promise<void>;
+}
+
+/**
+ * Sync the records of one table: each one updates the row the source sent before under its
+ * external id, or inserts one, counted in `out`. `write` resolves the record's references first;
+ * once any reference is unknown nothing more is written (the sync fails as a whole), and the
+ * remaining records only add their problems.
+ */
+async function syncTable<R extends { external_id: string }>(
+  refs: ExternalRefs,
+  table: ConnectedTable,
+  records: R[],
+  out: Outcome,
+  write: (record: R, i: number) => RecordWrite,
+) {
+  const existing = await selectConnectedIds(
+    refs.trx,
+    refs.scope,
+    table,
+    refs.source,
+    records.map((r) => r.external_id),
+  );
+  for (const [i, record] of records.entries()) {
+    const w = write(record, i);
+    if (refs.errors.length) continue;
+    let id = existing.get(record.external_id);
+    const created = !id;
+    if (id) {
+      await w.update(id);
+      out.updated++;
+    } else {
+      id = await w.insert({ source: 'connected', source_name: refs.source, external_id: record.external_id });
+      existing.set(record.external_id, id);
+      out.created++;
+    }
+    out.ids[record.external_id] = id;
+    await w.afterwards?.(id, created);
   }
-  out.ids[externalId] = id;
-  return { id, created };
 }
 
 type Sync<K extends 'media_assets' | 'products' | 'collections' | 'social_videos'> = NonNullable<SyncInput[K]>;
-const connected = (source: string, externalId: string) => ({ source: 'connected' as const, source_name: source, external_id: externalId });
 
-async function syncAssets(trx: Database, scope: Scope, source: string, assets: Sync<'media_assets'>, out: Outcome) {
-  const existing = await selectConnectedIds(
-    trx,
-    scope,
-    'media_assets',
-    source,
-    assets.map((a) => a.external_id),
-  );
-  for (const a of assets) {
+function syncAssets(refs: ExternalRefs, assets: Sync<'media_assets'>, out: Outcome) {
+  const { trx, scope } = refs;
+  return syncTable(refs, 'media_assets', assets, out, (a) => {
     const values = { url: a.url, kind: a.kind, alt: a.alt ?? null };
-    await upsert(
-      out,
-      existing,
-      a.external_id,
-      (id) => updateMediaAsset(trx, scope, id, values),
-      async () => (await insertMediaAsset(trx, scope, { ...connected(source, a.external_id), ...values })).id,
-    );
-  }
+    return {
+      update: (id) => updateMediaAsset(trx, scope, id, values),
+      insert: async (origin) => (await insertMediaAsset(trx, scope, { ...origin, ...values })).id,
+    };
+  });
 }
 
-async function syncProducts(trx: Database, scope: Scope, source: string, products: Sync<'products'>, refs: ExternalRefs, out: Outcome) {
-  const existing = await selectConnectedIds(
-    trx,
-    scope,
-    'products',
-    source,
-    products.map((p) => p.external_id),
-  );
-  for (const [i, p] of products.entries()) {
+function syncProducts(refs: ExternalRefs, products: Sync<'products'>, out: Outcome) {
+  const { trx, scope } = refs;
+  return syncTable(refs, 'products', products, out, (p, i) => {
     const media = (p.media_external_ids ?? []).map((e, j) => refs.resolve('media_assets', 'media asset', e, `/products/${i}/media_external_ids/${j}`));
     const variantAssets = (p.variants ?? []).map((v, j) =>
       refs.resolve('media_assets', 'media asset', v.media_external_id, `/products/${i}/variants/${j}/media_external_id`),
     );
-    if (refs.errors.length) continue;
     const values = {
       title: p.title,
       description: p.description ?? null,
@@ -115,37 +134,29 @@ async function syncProducts(trx: Database, scope: Scope, source: string, product
       vendor_id: p.vendor_id ?? null,
       primary_image_asset_id: media[0] ?? null,
     };
-    const { id, created } = await upsert(
-      out,
-      existing,
-      p.external_id,
-      (id) => updateProductRow(trx, scope, id, values),
-      () =>
+    return {
+      update: (id) => updateProductRow(trx, scope, id, values),
+      insert: (origin) =>
         insertWithHandle(trx, scope, 'products', p.handle ?? p.title, (handle) =>
-          insertProduct(trx, scope, { ...connected(source, p.external_id), handle, pending_title: null, pending_description: null, ...values }),
+          insertProduct(trx, scope, { ...origin, handle, pending_title: null, pending_description: null, ...values }),
         ),
-    );
-    await replaceLinks(trx, scope, 'productGallery', id, present(media.slice(1)));
-    await replaceLinks(trx, scope, 'productTags', id, p.tag_ids ?? []);
-    // Variants are matched by their own external_id.
-    const variants = (p.variants ?? []).map(({ media_external_id: _m, ...v }, j) => ({ ...v, media_asset_id: variantAssets[j] }));
-    await replaceVariants(trx, scope, id, 'connected', variants, 'external_id');
-    await emitProduct(trx, scope, id, created ? 'product.created' : 'product.updated');
-  }
+      afterwards: async (id, created) => {
+        await replaceLinks(trx, scope, 'productGallery', id, present(media.slice(1)));
+        await replaceLinks(trx, scope, 'productTags', id, p.tag_ids ?? []);
+        // Variants are matched by their own external_id.
+        const variants = (p.variants ?? []).map(({ media_external_id: _m, ...v }, j) => ({ ...v, media_asset_id: variantAssets[j] }));
+        await replaceVariants(trx, scope, id, 'connected', variants, 'external_id');
+        await emitProduct(trx, scope, id, created ? 'product.created' : 'product.updated');
+      },
+    };
+  });
 }
 
-async function syncCollections(trx: Database, scope: Scope, source: string, collections: Sync<'collections'>, refs: ExternalRefs, out: Outcome) {
-  const existing = await selectConnectedIds(
-    trx,
-    scope,
-    'collections',
-    source,
-    collections.map((c) => c.external_id),
-  );
-  for (const [i, c] of collections.entries()) {
+function syncCollections(refs: ExternalRefs, collections: Sync<'collections'>, out: Outcome) {
+  const { trx, scope } = refs;
+  return syncTable(refs, 'collections', collections, out, (c, i) => {
     const productIds = (c.product_external_ids ?? []).map((e, j) => refs.resolve('products', 'product', e, `/collections/${i}/product_external_ids/${j}`));
     const image = refs.resolve('media_assets', 'media asset', c.image_external_id, `/collections/${i}/image_external_id`);
-    if (refs.errors.length) continue;
     const values = {
       title: c.title,
       description: c.description ?? null,
@@ -153,30 +164,23 @@ async function syncCollections(trx: Database, scope: Scope, source: string, coll
       rules: c.rules === undefined ? null : JSON.stringify(c.rules),
       primary_image_asset_id: image,
     };
-    const { id, created } = await upsert(
-      out,
-      existing,
-      c.external_id,
-      (id) => updateCollectionRow(trx, scope, id, values),
-      () =>
+    return {
+      update: (id) => updateCollectionRow(trx, scope, id, values),
+      insert: (origin) =>
         insertWithHandle(trx, scope, 'collections', c.title, (handle) =>
-          insertCollection(trx, scope, { ...connected(source, c.external_id), handle, pending_title: null, pending_description: null, ...values }),
+          insertCollection(trx, scope, { ...origin, handle, pending_title: null, pending_description: null, ...values }),
         ),
-    );
-    await replaceCollectionLinks(trx, scope, id, present(productIds), c.tag_ids ?? []);
-    await emitCollection(trx, scope, id, created ? 'collection.created' : 'collection.updated');
-  }
+      afterwards: async (id, created) => {
+        await replaceCollectionLinks(trx, scope, id, present(productIds), c.tag_ids ?? []);
+        await emitCollection(trx, scope, id, created ? 'collection.created' : 'collection.updated');
+      },
+    };
+  });
 }
 
-async function syncVideos(trx: Database, scope: Scope, source: string, videos: Sync<'social_videos'>, refs: ExternalRefs, out: Outcome) {
-  const existing = await selectConnectedIds(
-    trx,
-    scope,
-    'social_videos',
-    source,
-    videos.map((v) => v.external_id),
-  );
-  for (const [i, v] of videos.entries()) {
+function syncVideos(refs: ExternalRefs, videos: Sync<'social_videos'>, out: Outcome) {
+  const { trx, scope } = refs;
+  return syncTable(refs, 'social_videos', videos, out, (v, i) => {
     const productIds = (v.product_external_ids ?? []).map((e, j) => refs.resolve('products', 'product', e, `/social_videos/${i}/product_external_ids/${j}`));
     const collectionIds = (v.collection_external_ids ?? []).map((e, j) =>
       refs.resolve('collections', 'collection', e, `/social_videos/${i}/collection_external_ids/${j}`),
@@ -185,7 +189,6 @@ async function syncVideos(trx: Database, scope: Scope, source: string, videos: S
     const thumb = refs.resolve('media_assets', 'media asset', v.thumbnail_external_id, `/social_videos/${i}/thumbnail_external_id`);
     if (!v.video_url === !video)
       refs.errors.push({ path: `/social_videos/${i}/video_url`, message: 'give exactly one of video_url or video_external_id', code: 'one_of' });
-    if (refs.errors.length) continue;
     const values = {
       title: v.title,
       description: v.description ?? null,
@@ -194,16 +197,15 @@ async function syncVideos(trx: Database, scope: Scope, source: string, videos: S
       video_asset_id: video,
       thumbnail_asset_id: thumb,
     };
-    const { id, created } = await upsert(
-      out,
-      existing,
-      v.external_id,
-      (id) => updateVideoRow(trx, scope, id, values),
-      () => insertVideo(trx, scope, { ...connected(source, v.external_id), ...values }),
-    );
-    await replaceVideoLinks(trx, scope, id, present(productIds), present(collectionIds));
-    await emitVideo(trx, scope, id, created ? 'social_video.created' : 'social_video.updated');
-  }
+    return {
+      update: (id) => updateVideoRow(trx, scope, id, values),
+      insert: (origin) => insertVideo(trx, scope, { ...origin, ...values }),
+      afterwards: async (id, created) => {
+        await replaceVideoLinks(trx, scope, id, present(productIds), present(collectionIds));
+        await emitVideo(trx, scope, id, created ? 'social_video.created' : 'social_video.updated');
+      },
+    };
+  });
 }
 
 export async function connectedSync(ctx: Ctx, input: SyncInput) {
@@ -227,23 +229,23 @@ export async function connectedSync(ctx: Ctx, input: SyncInput) {
     ]);
     const refs = new ExternalRefs(trx, ctx, source);
     // Media assets first: products, collections and videos point at them.
-    await syncAssets(trx, ctx, source, input.media_assets ?? [], result.media_assets);
+    await syncAssets(refs, input.media_assets ?? [], result.media_assets);
     await refs.load('media_assets', [
       ...products.flatMap((p) => [...(p.media_external_ids ?? []), ...(p.variants ?? []).map((v) => v.media_external_id)]),
       ...collections.map((c) => c.image_external_id),
       ...videos.flatMap((v) => [v.video_external_id, v.thumbnail_external_id]),
     ]);
-    await syncProducts(trx, ctx, source, products, refs, result.products);
+    await syncProducts(refs, products, result.products);
     await refs.load(
       'products',
       [...collections, ...videos].flatMap((r) => r.product_external_ids ?? []),
     );
-    await syncCollections(trx, ctx, source, collections, refs, result.collections);
+    await syncCollections(refs, collections, result.collections);
     await refs.load(
       'collections',
       videos.flatMap((v) => v.collection_external_ids ?? []),
     );
-    await syncVideos(trx, ctx, source, videos, refs, result.social_videos);
+    await syncVideos(refs, videos, result.social_videos);
     if (refs.errors.length) throw invalidFields(refs.errors);
     return result;
   });
