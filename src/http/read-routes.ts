@@ -1,7 +1,8 @@
 // The read routes of a resource, declared once: GET <path> (a keyset list, via listRoute) and
 // GET <path>/:id, both behind one read scope and one OpenAPI tag. The documents they produce are the
 // ones written out by hand before: `{ data, request_id, meta }` pages with LIST_ERRORS (plus the
-// list's own codes), `{ data, request_id }` answers with GET_ERRORS.
+// list's own codes), `{ data, request_id }` answers with GET_ERRORS. A resource with both routes is
+// named by its noun (readRoutes), which gives the path, scope, tag and the operations' words.
 import type { FastifySchema } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
 import { ctxOf, type Ctx } from './context.ts';
@@ -56,7 +57,7 @@ export function listOf<S extends TSchema, Q extends TObject, T>(
 }
 
 /** GET `resource.path`/:id: one item read by `get` (which throws not_found). */
-export function getById<S extends TSchema, T>(app: TypeBoxApp, resource: Resource<S>, op: Operation, get: (ctx: Ctx, id: string) => Promise<T>): void {
+function getById<S extends TSchema, T>(app: TypeBoxApp, resource: Resource<S>, op: Operation, get: (ctx: Ctx, id: string) => Promise<T>): void {
   const { operationId, summary, description, answer } = op;
   // Typed as a plain FastifySchema (as listRoute's options are): the answer's shape is the item's
   // schema, which the route cannot check against `get`'s type; the params stay typed.
@@ -72,4 +73,33 @@ export function getById<S extends TSchema, T>(app: TypeBoxApp, resource: Resourc
     data: await get(ctxOf(req), req.params.id),
     request_id: req.id,
   }));
+}
+
+/** A resource both listed and read by id, named by its singular noun (one lower-case word). */
+export interface NamedResource<S extends TSchema, Q extends TObject, T> {
+  /** 'order' gives GET /orders and /orders/:id behind orders.read, tag Orders, listOrders and getOrder. */
+  noun: string;
+  item: S;
+  list: (ctx: Ctx, page: PageRequest, query: Static<Q>) => Promise<Page<T>>;
+  listQuery: Q;
+  listDescription: string;
+  get: (ctx: Ctx, id: string) => Promise<T>;
+}
+
+const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** GET /<noun>s and GET /<noun>s/:id, their operations worded from the noun. */
+export function readRoutes<S extends TSchema, Q extends TObject, T>(app: TypeBoxApp, r: NamedResource<S, Q, T>): void {
+  const many = `${r.noun}s`;
+  const resource = { path: `/${many}`, scope: `${many}.read`, tag: capital(many), item: r.item };
+  const list = {
+    operationId: `list${capital(many)}`,
+    summary: `List ${many}`,
+    description: r.listDescription,
+    querystring: r.listQuery,
+    answer: `A page of ${many}.`,
+  };
+  listOf(app, resource, list, r.list);
+  const article = /^[aeiou]/.test(r.noun) ? 'an' : 'a';
+  getById(app, resource, { operationId: `get${capital(r.noun)}`, summary: `Get ${article} ${r.noun}`, answer: `The ${r.noun}.` }, r.get);
 }

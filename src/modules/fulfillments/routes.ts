@@ -1,28 +1,21 @@
 // GET /fulfillments, GET /fulfillments/:id, POST /fulfillments, POST /fulfillments/:id/tracking.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { idempotentRoute } from '../../http/idempotency.ts';
-import { getById, listOf, type Resource } from '../../http/read-routes.ts';
+import { readRoutes } from '../../http/read-routes.ts';
 import { IDEMPOTENT_ERRORS, IdParams, One, problems } from '../../http/schemas.ts';
 import { FulfillmentSchema } from '../orders/records/schemas.ts';
 import { FulfillmentCreateBody, FulfillmentListQuery, TrackingBody } from './schemas.ts';
 import { attachTracking, createFulfillment, getFulfillment, listFulfillments } from './service.ts';
 
-const fulfillments: Resource<typeof FulfillmentSchema> = { path: '/fulfillments', scope: 'fulfillments.read', tag: 'Fulfillments', item: FulfillmentSchema };
-
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  listOf(
-    app,
-    fulfillments,
-    {
-      operationId: 'listFulfillments',
-      summary: 'List fulfillments',
-      description: 'Fulfillments with tracking and items, ordered by (updated_at, id). A location-restricted key sees only fulfillments of its locations.',
-      querystring: FulfillmentListQuery,
-      answer: 'A page of fulfillments.',
-    },
-    listFulfillments,
-  );
-  getById(app, fulfillments, { operationId: 'getFulfillment', summary: 'Get a fulfillment', answer: 'The fulfillment.' }, getFulfillment);
+  readRoutes(app, {
+    noun: 'fulfillment',
+    item: FulfillmentSchema,
+    list: listFulfillments,
+    listQuery: FulfillmentListQuery,
+    listDescription: 'Fulfillments with tracking and items, ordered by (updated_at, id). A location-restricted key sees only fulfillments of its locations.',
+    get: getFulfillment,
+  });
 
   idempotentRoute(
     app,
