@@ -1,7 +1,8 @@
 // Whose rows a statement may touch. Every query function takes a Scope first (after the database
 // handle), so it cannot be called without a merchant; the two rules below are the only places that
 // turn a scope into SQL or into a decision:
-//   - the merchant filter: every statement on a merchant's table carries `ofMerchant(table, scope)`;
+//   - the merchant filter: every statement on a merchant's table carries `ofMerchant(table, scope)`,
+//     and a row inserted into one is `merchantRow(scope, row)`;
 //   - the location rule: a key restricted to some locations sees only rows at those locations.
 // Both are used by every list, get, write check, presenter and the webhook narrowing.
 import { sql, type Expression, type SqlBool } from 'kysely';
@@ -18,6 +19,11 @@ export const merchantScope = (merchantId: string): Scope => ({ merchantId, locat
 /** The merchant filter: `<table>.merchant_id = <the scope's merchant>`. */
 export function ofMerchant(table: string, scope: Pick<Scope, 'merchantId'>): Expression<SqlBool> {
   return sql<boolean>`${sql.ref(`${table}.merchant_id`)} = ${scope.merchantId}`;
+}
+
+/** The merchant filter on a new row: `row` stamped with the scope's merchant (the stamp wins). */
+export function merchantRow<R extends object>(scope: Pick<Scope, 'merchantId'>, row: R): R & { merchant_id: string } {
+  return { ...row, merchant_id: scope.merchantId };
 }
 
 /** The location rule in SQL: `column` (e.g. `orders.fulfillment_location_id`) names a location the scope may see. */

@@ -1,7 +1,7 @@
 // API-key statements. Every one takes the merchant's scope and filters by it.
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { ofMerchant, type Scope } from '../../db/scope.ts';
+import { merchantRow, ofMerchant, type Scope } from '../../db/scope.ts';
 import { KEY_CHANGES_CHANNEL, KEY_LISTENER_NAME } from '../../http/keys.ts';
 
 const COLUMNS = ['id', 'label', 'prefix', 'scopes', 'location_ids', 'created_at', 'last_used_at', 'revoked_at'] as const;
@@ -11,11 +11,7 @@ export function insertApiKey(
   scope: Scope,
   key: { label: string; prefix: string; secret_hash: string; scopes: string[]; location_ids: string[] | null },
 ) {
-  return db
-    .insertInto('api_keys')
-    .values({ merchant_id: scope.merchantId, ...key })
-    .returning(COLUMNS)
-    .executeTakeFirstOrThrow();
+  return db.insertInto('api_keys').values(merchantRow(scope, key)).returning(COLUMNS).executeTakeFirstOrThrow();
 }
 
 /** Newest first. */

@@ -3,7 +3,7 @@
 import { sql, type UpdateObject } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { ofMerchant, type Scope } from '../../db/scope.ts';
+import { merchantRow, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 
 const COLUMNS = ['id', 'url', 'description', 'events', 'location_ids', 'status', 'created_at', 'updated_at'] as const;
@@ -13,11 +13,7 @@ export function insertEndpoint(
   scope: Scope,
   endpoint: { url: string; description: string | null; events: string[]; location_ids: string[] | null; signing_secret: string },
 ) {
-  return db
-    .insertInto('webhook_endpoints')
-    .values({ merchant_id: scope.merchantId, ...endpoint })
-    .returning(COLUMNS)
-    .executeTakeFirstOrThrow();
+  return db.insertInto('webhook_endpoints').values(merchantRow(scope, endpoint)).returning(COLUMNS).executeTakeFirstOrThrow();
 }
 
 /** Newest first. */
@@ -98,11 +94,7 @@ export function selectAttempts(db: Database, scope: Scope, endpointId: string, d
 }
 
 export async function insertDelivery(db: Database, scope: Scope, delivery: { endpoint_id: string; event_id: string; resent_from: string | null }) {
-  const row = await db
-    .insertInto('webhook_deliveries')
-    .values({ merchant_id: scope.merchantId, ...delivery })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const row = await db.insertInto('webhook_deliveries').values(merchantRow(scope, delivery)).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }
 
