@@ -1,6 +1,7 @@
 // Event-log statements: the merchant's events newest first, and the deliveries each one made.
 import type { Database } from '../../db/database.ts';
 import { ofMerchant, type Scope } from '../../db/scope.ts';
+import { merchantDeliveries } from '../webhook-endpoints/queries.ts';
 
 /** `limit + 1` events, newest first, of one type or all, before (created_at, id) when given. */
 export function selectRecentEvents(db: Database, scope: Scope, f: { type?: string; before?: { at: Date; id: string } }, limit: number) {
@@ -18,11 +19,9 @@ export function selectRecentEvents(db: Database, scope: Scope, f: { type?: strin
 /** The deliveries of these events, oldest first, with their endpoint's URL. */
 export function selectDeliveriesOfEvents(db: Database, scope: Scope, eventIds: string[]) {
   if (eventIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('webhook_deliveries as d')
+  return merchantDeliveries(db, scope)
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .select(['d.id', 'd.event_id', 'd.endpoint_id', 'w.url as endpoint_url', 'd.status', 'd.attempts', 'd.last_status_code'])
-    .where(ofMerchant('d', scope))
     .where('d.event_id', 'in', eventIds)
     .orderBy('d.created_at')
     .orderBy('d.id')

@@ -61,12 +61,15 @@ export function deleteEndpointRow(db: Database, scope: Scope, id: string) {
   return db.deleteFrom('webhook_endpoints').where(ofMerchant('webhook_endpoints', scope)).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
 }
 
+/** The merchant's webhook deliveries as `d`: where each statement starts that reads deliveries with their event or endpoint. */
+export function merchantDeliveries(db: Database, scope: Scope) {
+  return db.selectFrom('webhook_deliveries as d').where(ofMerchant('d', scope));
+}
+
 function deliveries(db: Database, scope: Scope, endpointId: string) {
-  return db
-    .selectFrom('webhook_deliveries as d')
+  return merchantDeliveries(db, scope)
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .select(['d.id', 'd.event_id', 'e.type as event_type', 'd.status', 'd.attempts', 'd.last_status_code', 'd.next_attempt_at', 'd.created_at', 'd.updated_at'])
-    .where(ofMerchant('d', scope))
     .where('d.endpoint_id', '=', endpointId);
 }
 
@@ -146,8 +149,7 @@ export async function selectLatestFailures(db: Database, scope: Scope) {
 
 /** Deliveries with their endpoint's URL, where they came from and the latest attempt's error. */
 function portalDeliveries(db: Database, scope: Scope) {
-  return db
-    .selectFrom('webhook_deliveries as d')
+  return merchantDeliveries(db, scope)
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .select([
@@ -165,8 +167,7 @@ function portalDeliveries(db: Database, scope: Scope) {
       'w.url as endpoint_url',
       (eb) =>
         eb.selectFrom('webhook_attempts as a').select('a.error').whereRef('a.delivery_id', '=', 'd.id').orderBy('a.attempt', 'desc').limit(1).as('last_error'),
-    ])
-    .where(ofMerchant('d', scope));
+    ]);
 }
 
 export type PortalDeliveryRow = NonNullable<Awaited<ReturnType<typeof selectPortalDelivery>>>;
