@@ -18,10 +18,10 @@ export async function selectOrderPage(db: Database, scope: Scope, page: PageRequ
   return { items: items.map(presentOrder), meta };
 }
 
-/** Variants with what an order line snapshots of them. */
+/** The merchant's variants among `ids`, by id, with what an order line snapshots of them. */
 export async function intakeVariants(db: Database, scope: Scope, ids: string[]) {
-  if (ids.length === 0) return [];
-  return db
+  if (ids.length === 0) return new Map<string, never>();
+  const rows = await db
     .selectFrom('variants')
     .innerJoin('products', 'products.id', 'variants.product_id')
     .select([
@@ -38,6 +38,7 @@ export async function intakeVariants(db: Database, scope: Scope, ids: string[]) 
     .where(ofMerchant('variants', scope))
     .where('variants.id', 'in', ids)
     .execute();
+  return new Map(rows.map((v) => [v.id, v]));
 }
 
 /** The merchant's next order number, taken atomically (the merchant row stays locked until commit). */

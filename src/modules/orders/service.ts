@@ -43,7 +43,7 @@ export async function createOrder(ctx: Ctx, input: OrderIntake): Promise<Order> 
       errors.push({ path: '/fulfillment_location_id', message: 'is not a location of this merchant', code: 'unknown_id' });
     }
     const variantIds = [...new Set(input.line_items.map((l) => l.variant_id))];
-    const variants = new Map((await intakeVariants(trx, ctx, variantIds)).map((v) => [v.id, v]));
+    const variants = await intakeVariants(trx, ctx, variantIds);
     input.line_items.forEach((l, i) => {
       if (!variants.has(l.variant_id)) errors.push({ path: `/line_items/${i}/variant_id`, message: 'is not a variant of this merchant', code: 'unknown_id' });
       if (l.price !== undefined && !hasTwoDecimals(l.price))
