@@ -4,9 +4,6 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { ofMerchant, type Scope } from '../../db/scope.ts';
 
-/** The database's clock at the statement, for updated_at. */
-export const now = sql<Date>`clock_timestamp()`;
-
 export type OwnedTable = 'vendors' | 'tags' | 'media_assets' | 'products' | 'collections' | 'locations';
 export type HandleTable = 'products' | 'collections';
 export type ConnectedTable = 'media_assets' | 'products' | 'collections' | 'social_videos';

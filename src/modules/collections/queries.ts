@@ -1,10 +1,10 @@
 // Every statement on collections (their links: catalog/links.ts); each takes the handle, then the scope.
-import type { Insertable, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { CollectionsTable } from '../../db/schema.ts';
+import { insertRow, lockRow, updateRow, type NewRow } from '../../db/rows.ts';
 import { ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
-import { now } from '../catalog/queries.ts';
 
 const columns = [
   'id',
@@ -32,34 +32,10 @@ export function selectCollectionPage(db: Database, scope: Scope, page: PageReque
   return readPage(db.selectFrom('collections').select(columns).where(ofMerchant('collections', scope)), 'collections', page, updatedAfter);
 }
 
-export type NewCollection = Omit<Insertable<CollectionsTable>, 'merchant_id'>;
+export const insertCollection = (db: Database, scope: Scope, values: NewRow<'collections'>) => insertRow(db, scope, 'collections', values);
 
-export async function insertCollection(db: Database, scope: Scope, values: NewCollection): Promise<string> {
-  return (
-    await db
-      .insertInto('collections')
-      .values({ ...values, merchant_id: scope.merchantId })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-  ).id;
-}
-
-export async function updateCollectionRow(db: Database, scope: Scope, id: string, set: Updateable<CollectionsTable>): Promise<void> {
-  await db
-    .updateTable('collections')
-    .set({ ...set, updated_at: now })
-    .where(ofMerchant('collections', scope))
-    .where('id', '=', id)
-    .execute();
-}
+export const updateCollectionRow = (db: Database, scope: Scope, id: string, set: Updateable<CollectionsTable>) => updateRow(db, scope, 'collections', id, set);
 
 /** The collection, locked until the transaction ends (writes and review read it first). */
-export function lockCollection(db: Database, scope: Scope, id: string) {
-  return db
-    .selectFrom('collections')
-    .select(['source', 'review_status', 'title', 'description', 'pending_title', 'pending_description'])
-    .where(ofMerchant('collections', scope))
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-}
+export const lockCollection = (db: Database, scope: Scope, id: string) =>
+  lockRow(db, scope, 'collections', id, ['source', 'review_status', 'title', 'description', 'pending_title', 'pending_description']);

@@ -2,6 +2,7 @@
 // book's: ../orders/records/queries.ts). Every statement carries the merchant filter.
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { lockRow } from '../../db/rows.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 import { presentFulfillment, type FulfillmentItemJson } from '../orders/records/present.ts';
@@ -41,13 +42,7 @@ export async function insertFulfillment(
 
 /** The fulfillment row, locked for the rest of the transaction. */
 export function lockFulfillment(trx: Database, scope: Scope, id: string) {
-  return trx
-    .selectFrom('fulfillments')
-    .select(['id', 'status', 'fulfillment_location_id'])
-    .where(ofMerchant('fulfillments', scope))
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
+  return lockRow(trx, scope, 'fulfillments', id, ['id', 'status', 'fulfillment_location_id']);
 }
 
 export function setTracking(trx: Database, scope: Scope, id: string, t: TrackingInput) {

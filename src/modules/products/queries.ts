@@ -1,11 +1,11 @@
 // Every statement on products and variants; each takes the handle, then the scope.
-import { sql, type Insertable, type Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Database } from '../../db/database.ts';
 import type { ProductsTable, VariantsTable } from '../../db/schema.ts';
+import { insertRow, lockRow, now, updateRow, type NewRow } from '../../db/rows.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
-import { now } from '../catalog/queries.ts';
 
 const productColumns = [
   'products.id',
@@ -105,37 +105,13 @@ export function selectProductPage(db: Database, scope: Scope, page: PageRequest,
   return readPage(selectFullProducts(db, scope), 'products', page, updatedAfter);
 }
 
-export type NewProduct = Omit<Insertable<ProductsTable>, 'merchant_id'>;
+export const insertProduct = (db: Database, scope: Scope, values: NewRow<'products'>) => insertRow(db, scope, 'products', values);
 
-export async function insertProduct(db: Database, scope: Scope, values: NewProduct): Promise<string> {
-  return (
-    await db
-      .insertInto('products')
-      .values({ ...values, merchant_id: scope.merchantId })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-  ).id;
-}
-
-export async function updateProductRow(db: Database, scope: Scope, id: string, set: Updateable<ProductsTable>): Promise<void> {
-  await db
-    .updateTable('products')
-    .set({ ...set, updated_at: now })
-    .where(ofMerchant('products', scope))
-    .where('id', '=', id)
-    .execute();
-}
+export const updateProductRow = (db: Database, scope: Scope, id: string, set: Updateable<ProductsTable>) => updateRow(db, scope, 'products', id, set);
 
 /** The product, locked until the transaction ends (writes and review read it first). */
-export function lockProduct(db: Database, scope: Scope, id: string) {
-  return db
-    .selectFrom('products')
-    .select(['id', 'source', 'review_status', 'status', 'pending_title', 'pending_description', 'title', 'description'])
-    .where(ofMerchant('products', scope))
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-}
+export const lockProduct = (db: Database, scope: Scope, id: string) =>
+  lockRow(db, scope, 'products', id, ['id', 'source', 'review_status', 'status', 'pending_title', 'pending_description', 'title', 'description']);
 
 /** Which of `skus` native variants of the merchant already use (other than `exceptIds`). */
 export async function selectTakenSkus(db: Database, scope: Scope, skus: string[], exceptIds: string[]): Promise<Set<string | null>> {

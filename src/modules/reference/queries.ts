@@ -3,9 +3,9 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { MediaAssetsTable } from '../../db/schema.ts';
+import { updateRow } from '../../db/rows.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
-import { now } from '../catalog/queries.ts';
 
 export type NamedTable = 'locations' | 'vendors' | 'tags';
 const namedColumns = ['id', 'name', 'created_at', 'updated_at'] as const;
@@ -36,14 +36,7 @@ export function insertMediaAsset(db: Database, scope: Scope, values: NewMediaAss
     .executeTakeFirstOrThrow();
 }
 
-export async function updateMediaAsset(db: Database, scope: Scope, id: string, set: Updateable<MediaAssetsTable>): Promise<void> {
-  await db
-    .updateTable('media_assets')
-    .set({ ...set, updated_at: now })
-    .where(ofMerchant('media_assets', scope))
-    .where('id', '=', id)
-    .execute();
-}
+export const updateMediaAsset = (db: Database, scope: Scope, id: string, set: Updateable<MediaAssetsTable>) => updateRow(db, scope, 'media_assets', id, set);
 
 export function selectMediaAssetPage(db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) {
   return readPage(db.selectFrom('media_assets').select(assetColumns).where(ofMerchant('media_assets', scope)), 'media_assets', page, updatedAfter);

@@ -1,10 +1,10 @@
 // Every statement on social videos (their links: catalog/links.ts); each takes the handle, then the scope.
-import type { Insertable, Updateable } from 'kysely';
+import type { Updateable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { SocialVideosTable } from '../../db/schema.ts';
+import { insertRow, lockRow, updateRow, type NewRow } from '../../db/rows.ts';
 import { ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
-import { now } from '../catalog/queries.ts';
 
 const columns = [
   'id',
@@ -30,34 +30,9 @@ export function selectVideoPage(db: Database, scope: Scope, page: PageRequest, u
   return readPage(db.selectFrom('social_videos').select(columns).where(ofMerchant('social_videos', scope)), 'social_videos', page, updatedAfter);
 }
 
-export type NewVideo = Omit<Insertable<SocialVideosTable>, 'merchant_id'>;
+export const insertVideo = (db: Database, scope: Scope, values: NewRow<'social_videos'>) => insertRow(db, scope, 'social_videos', values);
 
-export async function insertVideo(db: Database, scope: Scope, values: NewVideo): Promise<string> {
-  return (
-    await db
-      .insertInto('social_videos')
-      .values({ ...values, merchant_id: scope.merchantId })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-  ).id;
-}
-
-export async function updateVideoRow(db: Database, scope: Scope, id: string, set: Updateable<SocialVideosTable>): Promise<void> {
-  await db
-    .updateTable('social_videos')
-    .set({ ...set, updated_at: now })
-    .where(ofMerchant('social_videos', scope))
-    .where('id', '=', id)
-    .execute();
-}
+export const updateVideoRow = (db: Database, scope: Scope, id: string, set: Updateable<SocialVideosTable>) => updateRow(db, scope, 'social_videos', id, set);
 
 /** The video, locked until the transaction ends. */
-export function lockVideo(db: Database, scope: Scope, id: string) {
-  return db
-    .selectFrom('social_videos')
-    .select(['source', 'video_url', 'video_asset_id'])
-    .where(ofMerchant('social_videos', scope))
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-}
+export const lockVideo = (db: Database, scope: Scope, id: string) => lockRow(db, scope, 'social_videos', id, ['source', 'video_url', 'video_asset_id']);

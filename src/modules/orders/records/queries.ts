@@ -4,6 +4,7 @@
 // merchant filter.
 import { sql } from 'kysely';
 import type { Database } from '../../../db/database.ts';
+import { lockRow } from '../../../db/rows.ts';
 import { canSeeLocation, ofMerchant, type Scope } from '../../../db/scope.ts';
 import { presentFulfillment, presentOrder, type FulfillmentItemJson, type OrderLineJson } from './present.ts';
 import type { Fulfillment, Order, OrderFulfillmentState } from './schemas.ts';
@@ -106,13 +107,7 @@ export async function orderStatus(db: Database, scope: Scope, id: string) {
 
 /** The order row, locked for the rest of the transaction (fulfilling, cancelling). */
 export function lockOrder(trx: Database, scope: Scope, id: string) {
-  return trx
-    .selectFrom('orders')
-    .select(['id', 'status', 'fulfillment_location_id'])
-    .where(ofMerchant('orders', scope))
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
+  return lockRow(trx, scope, 'orders', id, ['id', 'status', 'fulfillment_location_id']);
 }
 
 /**
