@@ -1,8 +1,8 @@
 // What the catalog kinds (products, collections, social videos) share around their own
-// statements: get (404 when absent), a presented page, the created/updated event, and the lock a
-// write takes (404 absent, 409 read_only_record for a connected record).
+// statements: get (404 when absent), a presented page, the created/updated event, a write with its
+// event, and the lock a write takes (404 absent, 409 read_only_record for a connected record).
 import { inTransaction, type Database } from '../../db/database.ts';
-import type { Scope } from '../../db/scope.ts';
+import { merchantScope, type Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import type { Page, PageRequest } from '../../http/paging.ts';
@@ -16,11 +16,6 @@ export async function lockNative<R extends { source: string }>(locked: Promise<R
   return row;
 }
 
-/** Runs `write` in one transaction, then answers the record it wrote (the id it returns) as `get` shows it. */
-export async function writeAndGet<T>(ctx: Ctx, get: (ctx: Ctx, id: string) => Promise<T>, write: (trx: Database) => Promise<string>): Promise<T> {
-  return get(ctx, await inTransaction(ctx.db, write));
-}
-
 /** What a native patch changes of the reviewed fields: title/description wait as pending values, submit sends to review. */
 export function pendingChanges(patch: { title?: string; description?: string | null; submit?: boolean }) {
   return {
@@ -30,6 +25,17 @@ export function pendingChanges(patch: { title?: string; description?: string | n
   };
 }
 
+/** The columns of a record written here: native, no connected source names it. */
+export const NATIVE = { source_name: null, external_id: null } as const;
+
+/** The review columns of a new native product or collection: nothing pending, in review when submitted. */
+export const newReviewable = (submit: boolean | undefined) => ({
+  review_status: submit ? ('in_review' as const) : ('not_submitted' as const),
+  ...NATIVE,
+  pending_title: null,
+  pending_description: null,
+});
+
 export interface KindOps<T, Row> {
   /** The singular noun of 404s and read-only answers ("collection", "social video"). */
   what: string;
@@ -38,20 +44,32 @@ export interface KindOps<T, Row> {
   present: (db: Database, scope: Scope, rows: Row[]) => Promise<T[]>;
 }
 
-/** get, list and emit for one kind, from how it loads, pages and presents its rows. */
+/** get, list, emit and write for one kind, from how it loads, pages and presents its rows. */
 export function catalogKind<T, Row, E extends EventType>(ops: KindOps<T, Row>) {
+  async function get(ctx: Ctx, id: string): Promise<T> {
+    const found = await ops.load(ctx.db, ctx, id);
+    if (!found) throw notFound(ops.what);
+    return found;
+  }
+  /** The event carries the record as every location sees it, whoever wrote it. */
+  async function emit(trx: Database, scope: Scope, id: string, type: E): Promise<void> {
+    await emitEvent(trx, { merchantId: scope.merchantId, type, locationId: null, object: await ops.load(trx, merchantScope(scope.merchantId), id) });
+  }
   return {
-    async get(ctx: Ctx, id: string): Promise<T> {
-      const found = await ops.load(ctx.db, ctx, id);
-      if (!found) throw notFound(ops.what);
-      return found;
-    },
+    get,
+    emit,
     async list(ctx: Ctx, page: PageRequest, filters: { updated_after?: string }): Promise<Page<T>> {
       const { items, meta } = await ops.selectPage(ctx.db, ctx, page, filters.updated_after);
       return { items: await ops.present(ctx.db, ctx, items), meta };
     },
-    async emit(trx: Database, scope: Scope, id: string, type: E): Promise<void> {
-      await emitEvent(trx, { merchantId: scope.merchantId, type, locationId: null, object: await ops.load(trx, scope, id) });
+    /** A create or update: `change` (answering the record's id) and its event in one transaction, then the record as get shows it. */
+    async write(ctx: Ctx, type: E, change: (trx: Database) => Promise<string>): Promise<T> {
+      const id = await inTransaction(ctx.db, async (trx) => {
+        const changed = await change(trx);
+        await emit(trx, ctx, changed, type);
+        return changed;
+      });
+      return get(ctx, id);
     },
   };
 }

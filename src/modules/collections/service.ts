@@ -5,7 +5,7 @@ import type { Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
-import { catalogKind, lockNative, pendingChanges, writeAndGet } from '../catalog/kind.ts';
+import { catalogKind, lockNative, newReviewable, pendingChanges } from '../catalog/kind.ts';
 import { replaceLinkSets } from '../catalog/links.ts';
 import { loadCollection, presentCollections, type Collection } from './presenter.ts';
 import { insertCollection, lockCollection, selectCollectionPage, updateCollectionRow, type CollectionRow } from './queries.ts';
@@ -17,6 +17,7 @@ export const {
   get: getCollection,
   list: listCollections,
   emit: emitCollection,
+  write: writeCollection,
 } = catalogKind<Collection, CollectionRow, 'collection.created' | 'collection.updated'>({
   what: 'collection',
   load: loadCollection,
@@ -33,7 +34,7 @@ export async function replaceCollectionLinks(trx: Database, scope: Scope, id: st
 }
 
 export async function createCollection(ctx: Ctx, input: CollectionCreate): Promise<Collection> {
-  return writeAndGet(ctx, getCollection, async (trx) => {
+  return writeCollection(ctx, 'collection.created', async (trx) => {
     await checkRefs(trx, ctx, [
       { table: 'media_assets', refs: refOne('/primary_image_asset_id', input.primary_image_asset_id), what: 'media asset' },
       { table: 'products', refs: refList('/product_ids', input.product_ids), what: 'product' },
@@ -45,22 +46,17 @@ export async function createCollection(ctx: Ctx, input: CollectionCreate): Promi
         description: input.description ?? null,
         handle,
         primary_image_asset_id: input.primary_image_asset_id ?? null,
-        review_status: input.submit ? 'in_review' : 'not_submitted',
-        source_name: null,
-        external_id: null,
-        pending_title: null,
-        pending_description: null,
+        ...newReviewable(input.submit),
         rules: null,
       }),
     );
     await replaceCollectionLinks(trx, ctx, collectionId, input.product_ids ?? [], input.tag_ids ?? []);
-    await emitCollection(trx, ctx, collectionId, 'collection.created');
     return collectionId;
   });
 }
 
 export async function updateCollection(ctx: Ctx, id: string, patch: CollectionPatch): Promise<Collection> {
-  return writeAndGet(ctx, getCollection, async (trx) => {
+  return writeCollection(ctx, 'collection.updated', async (trx) => {
     await lockNative(lockCollection(trx, ctx, id), 'collection');
     await checkRefs(trx, ctx, [
       { table: 'products', refs: refList('/product_ids', patch.product_ids), what: 'product' },
@@ -68,7 +64,6 @@ export async function updateCollection(ctx: Ctx, id: string, patch: CollectionPa
     ]);
     await replaceCollectionLinks(trx, ctx, id, patch.product_ids, patch.tag_ids);
     await updateCollectionRow(trx, ctx, id, pendingChanges(patch));
-    await emitCollection(trx, ctx, id, 'collection.updated');
     return id;
   });
 }

@@ -4,7 +4,7 @@ import type { Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { invalidFields } from '../../http/errors.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
-import { catalogKind, lockNative, writeAndGet } from '../catalog/kind.ts';
+import { catalogKind, lockNative, NATIVE } from '../catalog/kind.ts';
 import { replaceLinkSets } from '../catalog/links.ts';
 import { loadVideo, presentVideos, type SocialVideo } from './presenter.ts';
 import { insertVideo, lockVideo, selectVideoPage, updateVideoRow, type VideoRow } from './queries.ts';
@@ -16,6 +16,7 @@ export const {
   get: getVideo,
   list: listVideos,
   emit: emitVideo,
+  write: writeVideo,
 } = catalogKind<SocialVideo, VideoRow, 'social_video.created' | 'social_video.updated'>({
   what: 'social video',
   load: loadVideo,
@@ -52,7 +53,7 @@ function oneSource(url: string | null | undefined, asset: string | null | undefi
 
 export async function createVideo(ctx: Ctx, input: VideoCreate): Promise<SocialVideo> {
   oneSource(input.video_url, input.video_asset_id);
-  return writeAndGet(ctx, getVideo, async (trx) => {
+  return writeVideo(ctx, 'social_video.created', async (trx) => {
     await checkVideoRefs(trx, ctx, input);
     const videoId = await insertVideo(trx, ctx, {
       title: input.title,
@@ -61,24 +62,21 @@ export async function createVideo(ctx: Ctx, input: VideoCreate): Promise<SocialV
       video_url: input.video_url ?? null,
       video_asset_id: input.video_asset_id ?? null,
       thumbnail_asset_id: input.thumbnail_asset_id ?? null,
-      source_name: null,
-      external_id: null,
+      ...NATIVE,
     });
     await replaceVideoLinks(trx, ctx, videoId, input.product_ids ?? [], input.collection_ids ?? []);
-    await emitVideo(trx, ctx, videoId, 'social_video.created');
     return videoId;
   });
 }
 
 export async function updateVideo(ctx: Ctx, id: string, patch: VideoPatch): Promise<SocialVideo> {
-  return writeAndGet(ctx, getVideo, async (trx) => {
+  return writeVideo(ctx, 'social_video.updated', async (trx) => {
     const v = await lockNative(lockVideo(trx, ctx, id), 'social video');
     oneSource(patch.video_url !== undefined ? patch.video_url : v.video_url, patch.video_asset_id !== undefined ? patch.video_asset_id : v.video_asset_id);
     await checkVideoRefs(trx, ctx, patch);
     const { product_ids: _p, collection_ids: _c, ...set } = patch;
     await updateVideoRow(trx, ctx, id, set);
     await replaceVideoLinks(trx, ctx, id, patch.product_ids, patch.collection_ids);
-    await emitVideo(trx, ctx, id, 'social_video.updated');
     return id;
   });
 }
