@@ -9,10 +9,10 @@ import type { DB } from './schema.ts';
 import { ofMerchant, type Scope } from './scope.ts';
 
 /** The tables whose rows a merchant owns by id and that stamp their changes. */
-export type OwnedTable = { [T in keyof DB]: DB[T] extends { id: unknown; merchant_id: string; updated_at: unknown } ? T : never }[keyof DB];
+export type MerchantTable = { [T in keyof DB]: DB[T] extends { id: unknown; merchant_id: string; updated_at: unknown } ? T : never }[keyof DB];
 
 /** Insert values without the merchant: the scope gives it. */
-export type NewRow<T extends OwnedTable> = Omit<Insertable<DB[T]>, 'merchant_id'>;
+export type NewRow<T extends MerchantTable> = Omit<Insertable<DB[T]>, 'merchant_id'>;
 
 /** `[column, value]` of every property given (an undefined one is left out, as Kysely does). */
 const given = (values: object): [string, unknown][] => Object.entries(values).filter(([, value]) => value !== undefined);
@@ -20,9 +20,9 @@ const given = (values: object): [string, unknown][] => Object.entries(values).fi
 /** The database's clock at the statement, for updated_at. */
 export const now = sql<Date>`clock_timestamp()`;
 
-const byId = (table: OwnedTable, scope: Scope, id: string) => sql`${ofMerchant(table, scope)} and ${sql.ref('id')} = ${id}`;
+const byId = (table: MerchantTable, scope: Scope, id: string) => sql`${ofMerchant(table, scope)} and ${sql.ref('id')} = ${id}`;
 
-export async function insertRow<T extends OwnedTable>(db: Database, scope: Scope, table: T, values: NewRow<T>): Promise<string> {
+export async function insertRow<T extends MerchantTable>(db: Database, scope: Scope, table: T, values: NewRow<T>): Promise<string> {
   const columns = given({ ...values, merchant_id: scope.merchantId });
   const { rows } = await sql<{ id: string }>`
     insert into ${sql.table(table)} (${sql.join(columns.map(([column]) => sql.ref(column)))})
@@ -31,13 +31,13 @@ export async function insertRow<T extends OwnedTable>(db: Database, scope: Scope
 }
 
 /** Set the columns given and updated_at to the statement's clock. */
-export async function updateRow<T extends OwnedTable>(db: Database, scope: Scope, table: T, id: string, set: Updateable<DB[T]>): Promise<void> {
+export async function updateRow<T extends MerchantTable>(db: Database, scope: Scope, table: T, id: string, set: Updateable<DB[T]>): Promise<void> {
   const changes = given({ ...set, updated_at: now }).map(([column, value]) => sql`${sql.ref(column)} = ${value}`);
   await sql`update ${sql.table(table)} set ${sql.join(changes)} where ${byId(table, scope, id)}`.execute(db);
 }
 
 /** The row's `columns`, locked until the transaction ends (undefined: no such row of the merchant). */
-export async function lockRow<T extends OwnedTable, C extends keyof Selectable<DB[T]> & string>(
+export async function lockRow<T extends MerchantTable, C extends keyof Selectable<DB[T]> & string>(
   db: Database,
   scope: Scope,
   table: T,

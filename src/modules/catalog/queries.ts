@@ -1,12 +1,46 @@
-// Statements shared by the catalog modules: ownership of referenced ids, free handles, connected
-// records by external id, and the savepoint a handle insert retries under.
-import { sql } from 'kysely';
+// Statements shared by the catalog modules: a kind's own table, ownership of referenced ids, free
+// handles, connected records by external id, and the savepoint a handle insert retries under.
+import { sql, type Selectable, type SelectQueryBuilder, type Updateable } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { insertRow, lockRow, updateRow, type NewRow } from '../../db/rows.ts';
+import type { DB } from '../../db/schema.ts';
 import { ofMerchant, type Scope } from '../../db/scope.ts';
+import { readPage, type PageRequest } from '../../http/paging.ts';
 
 export type OwnedTable = 'vendors' | 'tags' | 'media_assets' | 'products' | 'collections' | 'locations';
 export type HandleTable = 'products' | 'collections';
 export type ConnectedTable = 'media_assets' | 'products' | 'collections' | 'social_videos';
+
+export type KindTable = 'products' | 'collections' | 'social_videos';
+
+export interface KindTableSpec<T extends KindTable, Row, L> {
+  table: T;
+  /** The rows as the API shows them (the merchant filter is added to it). */
+  shown: (db: Database, scope: Scope) => SelectQueryBuilder<DB, T, Row>;
+  /** The columns a write or a review reads under the row's lock. */
+  locked: readonly L[];
+}
+
+/**
+ * The statements on a catalog kind's own table: its rows as shown, one by id, a page of them, insert, update
+ * (stamping updated_at), and the lock a write or a review takes first, held until the transaction ends.
+ */
+export function kindQueries<T extends KindTable, Row extends { id: string; updated_at: Date }, L extends keyof Selectable<DB[T]> & string>({
+  table,
+  shown,
+  locked,
+}: KindTableSpec<T, Row, L>) {
+  const rows = (db: Database, scope: Scope) => shown(db, scope).where(ofMerchant(table, scope));
+  return {
+    /** The merchant's rows as shown, for a kind's own conditions. */
+    rows,
+    select: (db: Database, scope: Scope, id: string) => rows(db, scope).where(sql.ref('id'), '=', id).execute(),
+    selectPage: (db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) => readPage(rows(db, scope), table, page, updatedAfter),
+    insert: (db: Database, scope: Scope, values: NewRow<T>) => insertRow(db, scope, table, values),
+    update: (db: Database, scope: Scope, id: string, set: Updateable<DB[T]>) => updateRow(db, scope, table, id, set),
+    lock: (db: Database, scope: Scope, id: string) => lockRow(db, scope, table, id, locked),
+  };
+}
 
 /** Which of `ids` name rows of the scope's merchant in `table`. */
 export async function selectOwnIds(db: Database, scope: Scope, table: OwnedTable, ids: string[]): Promise<Set<string>> {

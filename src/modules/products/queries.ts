@@ -2,10 +2,10 @@
 import { sql, type Updateable } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Database } from '../../db/database.ts';
-import type { ProductsTable, VariantsTable } from '../../db/schema.ts';
-import { insertRow, lockRow, now, updateRow, type NewRow } from '../../db/rows.ts';
+import type { VariantsTable } from '../../db/schema.ts';
+import { now } from '../../db/rows.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
-import { readPage, type PageRequest } from '../../http/paging.ts';
+import { kindQueries } from '../catalog/queries.ts';
 
 const productColumns = [
   'products.id',
@@ -34,7 +34,6 @@ const productColumns = [
 function selectFullProducts(db: Database, scope: Scope) {
   return db
     .selectFrom('products')
-    .where(ofMerchant('products', scope))
     .select(productColumns)
     .select((eb) => {
       const linked = (table: 'product_gallery' | 'product_tags') =>
@@ -94,24 +93,23 @@ function selectFullProducts(db: Database, scope: Scope) {
     });
 }
 
+export const {
+  rows: productRows,
+  selectPage: selectProductPage,
+  insert: insertProduct,
+  update: updateProductRow,
+  lock: lockProduct,
+} = kindQueries({
+  table: 'products',
+  shown: selectFullProducts,
+  locked: ['id', 'source', 'review_status', 'status', 'pending_title', 'pending_description', 'title', 'description'],
+});
+
 /** Products by id (unknown ids and other merchants' are left out): one statement. */
 export function selectProducts(db: Database, scope: Scope, ids: string[]) {
-  return selectFullProducts(db, scope).where('products.id', 'in', ids).execute();
+  return productRows(db, scope).where('products.id', 'in', ids).execute();
 }
 export type ProductRow = Awaited<ReturnType<typeof selectProducts>>[number];
-
-/** A page of products: one statement. */
-export function selectProductPage(db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) {
-  return readPage(selectFullProducts(db, scope), 'products', page, updatedAfter);
-}
-
-export const insertProduct = (db: Database, scope: Scope, values: NewRow<'products'>) => insertRow(db, scope, 'products', values);
-
-export const updateProductRow = (db: Database, scope: Scope, id: string, set: Updateable<ProductsTable>) => updateRow(db, scope, 'products', id, set);
-
-/** The product, locked until the transaction ends (writes and review read it first). */
-export const lockProduct = (db: Database, scope: Scope, id: string) =>
-  lockRow(db, scope, 'products', id, ['id', 'source', 'review_status', 'status', 'pending_title', 'pending_description', 'title', 'description']);
 
 /** Which of `skus` native variants of the merchant already use (other than `exceptIds`). */
 export async function selectTakenSkus(db: Database, scope: Scope, skus: string[], exceptIds: string[]): Promise<Set<string | null>> {
