@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import { presentWithLinks } from '../catalog/links.ts';
 import type { Collection as CollectionSchema } from '../catalog/schemas.ts';
-import { selectCollection, type CollectionRow } from './queries.ts';
+import { collectionRows, type CollectionRow } from './queries.ts';
 
 export type Collection = Static<typeof CollectionSchema>;
 
@@ -13,5 +13,5 @@ export function presentCollections(db: Database, scope: Scope, rows: CollectionR
 }
 
 export async function loadCollection(db: Database, scope: Scope, id: string): Promise<Collection | undefined> {
-  return (await presentCollections(db, scope, await selectCollection(db, scope, id)))[0];
+  return (await presentCollections(db, scope, await collectionRows.select(db, scope, id)))[0];
 }

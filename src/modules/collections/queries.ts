@@ -19,15 +19,10 @@ const columns = [
   'updated_at',
 ] as const;
 
-export const {
-  select: selectCollection,
-  selectPage: selectCollectionPage,
-  insert: insertCollection,
-  update: updateCollectionRow,
-  lock: lockCollection,
-} = kindQueries({
-  table: 'collections',
-  shown: (db) => db.selectFrom('collections').select(columns),
-  locked: ['source', 'review_status', 'title', 'description', 'pending_title', 'pending_description'],
-});
-export type CollectionRow = Awaited<ReturnType<typeof selectCollection>>[number];
+/** What writes and the review read under the collection's lock. */
+const locked = ['source', 'review_status', 'title', 'description', 'pending_title', 'pending_description'] as const;
+
+export const collectionRows = kindQueries({ table: 'collections', shown: (db) => db.selectFrom('collections').select(columns), locked });
+export type CollectionRow = Awaited<ReturnType<typeof collectionRows.select>>[number];
+// The names connected sync writes collections by.
+export const { insert: insertCollection, update: updateCollectionRow } = collectionRows;

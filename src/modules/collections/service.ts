@@ -8,7 +8,7 @@ import { insertWithHandle } from '../catalog/handles.ts';
 import { catalogKind, lockNative, newReviewable, pendingChanges } from '../catalog/kind.ts';
 import { replaceLinkSets } from '../catalog/links.ts';
 import { loadCollection, presentCollections, type Collection } from './presenter.ts';
-import { insertCollection, lockCollection, selectCollectionPage, updateCollectionRow, type CollectionRow } from './queries.ts';
+import { collectionRows, type CollectionRow } from './queries.ts';
 import type { CollectionCreate, CollectionPatch } from './schemas.ts';
 
 export type { Collection };
@@ -21,7 +21,7 @@ export const {
 } = catalogKind<Collection, CollectionRow, 'collection.created' | 'collection.updated'>({
   what: 'collection',
   load: loadCollection,
-  selectPage: selectCollectionPage,
+  selectPage: collectionRows.selectPage,
   present: presentCollections,
 });
 
@@ -41,7 +41,7 @@ export async function createCollection(ctx: Ctx, input: CollectionCreate): Promi
       { table: 'tags', refs: refList('/tag_ids', input.tag_ids), what: 'tag' },
     ]);
     const collectionId = await insertWithHandle(trx, ctx, 'collections', input.title, (handle) =>
-      insertCollection(trx, ctx, {
+      collectionRows.insert(trx, ctx, {
         title: input.title,
         description: input.description ?? null,
         handle,
@@ -57,13 +57,13 @@ export async function createCollection(ctx: Ctx, input: CollectionCreate): Promi
 
 export async function updateCollection(ctx: Ctx, id: string, patch: CollectionPatch): Promise<Collection> {
   return writeCollection(ctx, 'collection.updated', async (trx) => {
-    await lockNative(lockCollection(trx, ctx, id), 'collection');
+    await lockNative(collectionRows.lock(trx, ctx, id), 'collection');
     await checkRefs(trx, ctx, [
       { table: 'products', refs: refList('/product_ids', patch.product_ids), what: 'product' },
       { table: 'tags', refs: refList('/tag_ids', patch.tag_ids), what: 'tag' },
     ]);
     await replaceCollectionLinks(trx, ctx, id, patch.product_ids, patch.tag_ids);
-    await updateCollectionRow(trx, ctx, id, pendingChanges(patch));
+    await collectionRows.update(trx, ctx, id, pendingChanges(patch));
     return id;
   });
 }

@@ -93,21 +93,16 @@ function selectFullProducts(db: Database, scope: Scope) {
     });
 }
 
-export const {
-  rows: productRows,
-  selectPage: selectProductPage,
-  insert: insertProduct,
-  update: updateProductRow,
-  lock: lockProduct,
-} = kindQueries({
-  table: 'products',
-  shown: selectFullProducts,
-  locked: ['id', 'source', 'review_status', 'status', 'pending_title', 'pending_description', 'title', 'description'],
-});
+/** What writes and the review read under the product's lock (a first approval activates a draft). */
+const locked = ['id', 'source', 'review_status', 'status', 'pending_title', 'pending_description', 'title', 'description'] as const;
+
+export const productRows = kindQueries({ table: 'products', shown: selectFullProducts, locked });
+// The names connected sync writes products by.
+export const { insert: insertProduct, update: updateProductRow } = productRows;
 
 /** Products by id (unknown ids and other merchants' are left out): one statement. */
 export function selectProducts(db: Database, scope: Scope, ids: string[]) {
-  return productRows(db, scope).where('products.id', 'in', ids).execute();
+  return productRows.rows(db, scope).where('products.id', 'in', ids).execute();
 }
 export type ProductRow = Awaited<ReturnType<typeof selectProducts>>[number];
 

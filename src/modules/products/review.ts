@@ -2,15 +2,15 @@
 import { inTransaction } from '../../db/database.ts';
 import type { Ctx } from '../../http/context.ts';
 import { reviewChange } from '../catalog/review.ts';
-import { lockProduct, updateProductRow } from './queries.ts';
+import { productRows } from './queries.ts';
 import { emitProduct, getProduct, type Product } from './service.ts';
 
 export async function reviewProduct(ctx: Ctx, id: string, decision: 'approve' | 'reject'): Promise<Product> {
   await inTransaction(ctx.db, async (trx) => {
-    const p = await lockProduct(trx, ctx, id);
+    const p = await productRows.lock(trx, ctx, id);
     const change = reviewChange('product', p, decision);
     const activate = decision === 'approve' && p?.status === 'draft';
-    await updateProductRow(trx, ctx, id, activate ? { ...change, status: 'active' } : change);
+    await productRows.update(trx, ctx, id, activate ? { ...change, status: 'active' } : change);
     await emitProduct(trx, ctx, id, 'product.updated');
   });
   return getProduct(ctx, id);

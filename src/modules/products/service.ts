@@ -7,7 +7,7 @@ import { insertWithHandle } from '../catalog/handles.ts';
 import { catalogKind, lockNative, newReviewable, pendingChanges } from '../catalog/kind.ts';
 import { replaceLinks } from '../catalog/links.ts';
 import { loadProducts, presentProduct, type Product } from './presenter.ts';
-import { insertProduct, lockProduct, selectProductPage, selectVariantKeys, updateProductRow, type ProductRow } from './queries.ts';
+import { productRows, selectVariantKeys, type ProductRow } from './queries.ts';
 import type { ProductCreate, ProductPatch } from './schemas.ts';
 import { checkSkusFree, skuTakenMeanwhile, variantIdProblems, variantProblems } from './validation.ts';
 import { replaceVariants } from './variants.ts';
@@ -22,7 +22,7 @@ export const {
 } = catalogKind<Product, ProductRow, 'product.created' | 'product.updated'>({
   what: 'product',
   load: async (db, scope, id) => (await loadProducts(db, scope, [id]))[0],
-  selectPage: selectProductPage,
+  selectPage: productRows.selectPage,
   present: async (_db, _scope, rows) => rows.map(presentProduct),
 });
 
@@ -46,7 +46,7 @@ export async function createProduct(ctx: Ctx, input: ProductCreate): Promise<Pro
     ]);
     await checkSkusFree(trx, ctx, variants, []);
     const productId = await insertWithHandle(trx, ctx, 'products', input.handle ?? input.title, (handle) =>
-      insertProduct(trx, ctx, {
+      productRows.insert(trx, ctx, {
         title: input.title,
         description: input.description ?? null,
         handle,
@@ -68,7 +68,7 @@ export async function createProduct(ctx: Ctx, input: ProductCreate): Promise<Pro
 
 export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): Promise<Product> {
   return writeProduct(ctx, 'product.updated', async (trx) => {
-    await lockNative(lockProduct(trx, ctx, id), 'product');
+    await lockNative(productRows.lock(trx, ctx, id), 'product');
     if (patch.variants) {
       if (patch.variants.length === 0) throw invalidFields([{ path: '/variants', message: 'must keep at least one variant', code: 'too_few' }]);
       const own = new Set((await selectVariantKeys(trx, ctx, id)).map((v) => v.id));
@@ -89,7 +89,7 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
       await replaceVariants(trx, ctx, id, 'native', patch.variants);
     }
     if (patch.tag_ids) await replaceLinks(trx, ctx, 'productTags', id, patch.tag_ids);
-    await updateProductRow(trx, ctx, id, pendingChanges(patch));
+    await productRows.update(trx, ctx, id, pendingChanges(patch));
     return id;
   });
 }

@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import { presentWithLinks } from '../catalog/links.ts';
 import type { SocialVideo as SocialVideoSchema } from '../catalog/schemas.ts';
-import { selectVideo, type VideoRow } from './queries.ts';
+import { videoRows, type VideoRow } from './queries.ts';
 
 export type SocialVideo = Static<typeof SocialVideoSchema>;
 
@@ -13,5 +13,5 @@ export function presentVideos(db: Database, scope: Scope, rows: VideoRow[]): Pro
 }
 
 export async function loadVideo(db: Database, scope: Scope, id: string): Promise<SocialVideo | undefined> {
-  return (await presentVideos(db, scope, await selectVideo(db, scope, id)))[0];
+  return (await presentVideos(db, scope, await videoRows.select(db, scope, id)))[0];
 }

@@ -17,15 +17,10 @@ const columns = [
   'updated_at',
 ] as const;
 
-export const {
-  select: selectVideo,
-  selectPage: selectVideoPage,
-  insert: insertVideo,
-  update: updateVideoRow,
-  lock: lockVideo,
-} = kindQueries({
-  table: 'social_videos',
-  shown: (db) => db.selectFrom('social_videos').select(columns),
-  locked: ['source', 'video_url', 'video_asset_id'],
-});
-export type VideoRow = Awaited<ReturnType<typeof selectVideo>>[number];
+/** What a write reads under the video's lock (a PATCH keeps exactly one video source). */
+const locked = ['source', 'video_url', 'video_asset_id'] as const;
+
+export const videoRows = kindQueries({ table: 'social_videos', shown: (db) => db.selectFrom('social_videos').select(columns), locked });
+export type VideoRow = Awaited<ReturnType<typeof videoRows.select>>[number];
+// The names connected sync writes videos by.
+export const { insert: insertVideo, update: updateVideoRow } = videoRows;

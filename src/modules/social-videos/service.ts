@@ -7,7 +7,7 @@ import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { catalogKind, lockNative, NATIVE } from '../catalog/kind.ts';
 import { replaceLinkSets } from '../catalog/links.ts';
 import { loadVideo, presentVideos, type SocialVideo } from './presenter.ts';
-import { insertVideo, lockVideo, selectVideoPage, updateVideoRow, type VideoRow } from './queries.ts';
+import { videoRows, type VideoRow } from './queries.ts';
 import type { VideoCreate, VideoPatch } from './schemas.ts';
 
 export type { SocialVideo };
@@ -20,7 +20,7 @@ export const {
 } = catalogKind<SocialVideo, VideoRow, 'social_video.created' | 'social_video.updated'>({
   what: 'social video',
   load: loadVideo,
-  selectPage: selectVideoPage,
+  selectPage: videoRows.selectPage,
   present: presentVideos,
 });
 
@@ -55,7 +55,7 @@ export async function createVideo(ctx: Ctx, input: VideoCreate): Promise<SocialV
   oneSource(input.video_url, input.video_asset_id);
   return writeVideo(ctx, 'social_video.created', async (trx) => {
     await checkVideoRefs(trx, ctx, input);
-    const videoId = await insertVideo(trx, ctx, {
+    const videoId = await videoRows.insert(trx, ctx, {
       title: input.title,
       description: input.description ?? null,
       status: input.status ?? 'draft',
@@ -71,11 +71,11 @@ export async function createVideo(ctx: Ctx, input: VideoCreate): Promise<SocialV
 
 export async function updateVideo(ctx: Ctx, id: string, patch: VideoPatch): Promise<SocialVideo> {
   return writeVideo(ctx, 'social_video.updated', async (trx) => {
-    const v = await lockNative(lockVideo(trx, ctx, id), 'social video');
+    const v = await lockNative(videoRows.lock(trx, ctx, id), 'social video');
     oneSource(patch.video_url !== undefined ? patch.video_url : v.video_url, patch.video_asset_id !== undefined ? patch.video_asset_id : v.video_asset_id);
     await checkVideoRefs(trx, ctx, patch);
     const { product_ids: _p, collection_ids: _c, ...set } = patch;
-    await updateVideoRow(trx, ctx, id, set);
+    await videoRows.update(trx, ctx, id, set);
     await replaceVideoLinks(trx, ctx, id, patch.product_ids, patch.collection_ids);
     return id;
   });
