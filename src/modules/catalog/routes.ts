@@ -50,48 +50,38 @@ export function catalogRoutes<T extends { id: string }, C extends TObject, U ext
   };
   const read = { scope: `${s.scope}.read` };
   const write = { scope: `${s.scope}.write` };
+  /** A route's options: the scope it needs, and its schema under the kind's tag. */
+  const route = <S extends object>(config: { scope: string }, operationId: string, schema: S) => ({
+    config,
+    schema: { operationId, tags: [s.tag], ...schema },
+  });
   const submitted = (body: unknown) => s.submits && typeof body === 'object' && body !== null && 'submit' in body && body.submit === true;
   listRoute(
     app,
     s.path,
-    {
-      config: read,
-      schema: {
-        operationId: `list${s.opMany}`,
-        tags: [s.tag],
-        ...doc(s.list),
-        querystring: ListQuery,
-        response: { 200: Many(s.schema, `A page of ${s.many}.`), ...problems(...LIST_ERRORS) },
-      },
-    },
+    route(read, `list${s.opMany}`, {
+      ...doc(s.list),
+      querystring: ListQuery,
+      response: { 200: Many(s.schema, `A page of ${s.many}.`), ...problems(...LIST_ERRORS) },
+    }),
     (req, page, query) => s.page(ctxOf(req), page, query),
   );
   app.get(
     `${s.path}/:id`,
-    {
-      config: read,
-      schema: {
-        operationId: `get${s.opOne}`,
-        tags: [s.tag],
-        summary: `Get a ${s.one}`,
-        params: IdParams,
-        response: { 200: One(s.schema, `The ${s.one}.`), ...problems(...GET_ERRORS) },
-      },
-    },
+    route(read, `get${s.opOne}`, {
+      summary: `Get a ${s.one}`,
+      params: IdParams,
+      response: { 200: One(s.schema, `The ${s.one}.`), ...problems(...GET_ERRORS) },
+    }),
     async (req) => ({ data: await s.get(ctxOf(req), req.params.id), request_id: req.id }),
   );
   app.post(
     s.path,
-    {
-      config: write,
-      schema: {
-        operationId: `create${s.opOne}`,
-        tags: [s.tag],
-        ...doc(s.create),
-        body: s.create.body,
-        response: { 201: One(s.schema, `The ${s.one} created.`), ...problems(...CREATE_ERRORS) },
-      },
-    },
+    route(write, `create${s.opOne}`, {
+      ...doc(s.create),
+      body: s.create.body,
+      response: { 201: One(s.schema, `The ${s.one} created.`), ...problems(...CREATE_ERRORS) },
+    }),
     async (req, reply) => {
       if (submitted(req.body)) requireScope(req, `${s.scope}.submit`);
       const created = await s.create.run(ctxOf(req), req.body);
@@ -101,17 +91,12 @@ export function catalogRoutes<T extends { id: string }, C extends TObject, U ext
   );
   app.patch(
     `${s.path}/:id`,
-    {
-      config: write,
-      schema: {
-        operationId: `update${s.opOne}`,
-        tags: [s.tag],
-        ...doc(s.update),
-        params: IdParams,
-        body: s.update.body,
-        response: { 200: One(s.schema, `The ${s.one} after the change.`), ...problems(...UPDATE_ERRORS) },
-      },
-    },
+    route(write, `update${s.opOne}`, {
+      ...doc(s.update),
+      params: IdParams,
+      body: s.update.body,
+      response: { 200: One(s.schema, `The ${s.one} after the change.`), ...problems(...UPDATE_ERRORS) },
+    }),
     async (req) => {
       if (submitted(req.body)) requireScope(req, `${s.scope}.submit`);
       return { data: await s.update.run(ctxOf(req), req.params.id, req.body), request_id: req.id };
