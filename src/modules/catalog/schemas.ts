@@ -87,6 +87,14 @@ export const Variant = component(
   }),
 );
 
+/** What every catalog record opens with: its id and where it comes from (a connected source's name and its id there). */
+const Origin = { id: Uuid(), source: Source, source_name: Nullable(Type.String()), external_id: Nullable(Type.String()) };
+/** The live title and description (a native product's or collection's changes wait in Review until approved). */
+const Titled = { title: Type.String(), description: Nullable(Type.String()) };
+/** The review of products and collections: the pending title/description go live only on approval. */
+const Review = { review_status: ReviewStatus, pending_title: Nullable(Type.String()), pending_description: Nullable(Type.String()) };
+const Stamps = { created_at: Timestamp(), updated_at: Timestamp() };
+
 export const ProductMedia = component(
   'ProductMedia',
   Type.Object({
@@ -100,66 +108,47 @@ export const ProductMedia = component(
 export const Product = component(
   'Product',
   Type.Object({
-    id: Uuid(),
-    source: Source,
-    source_name: Nullable(Type.String()),
-    external_id: Nullable(Type.String()),
-    title: Type.String(),
-    description: Nullable(Type.String()),
+    ...Origin,
+    ...Titled,
     handle: Type.String(),
     status: Enum(['draft', 'active', 'archived'], { description: 'Native products are created draft; a first approval makes them active.' }),
-    review_status: ReviewStatus,
-    pending_title: Nullable(Type.String()),
-    pending_description: Nullable(Type.String()),
+    ...Review,
     vendor_id: Nullable(Uuid()),
     primary_image_asset_id: Nullable(Uuid()),
     gallery_asset_ids: Type.Array(Uuid()),
     tag_ids: Type.Array(Uuid()),
     media: Type.Array(ProductMedia, { description: 'The primary image first, then the gallery.' }),
     variants: Type.Array(Variant),
-    created_at: Timestamp(),
-    updated_at: Timestamp(),
+    ...Stamps,
   }),
 );
 
 export const Collection = component(
   'Collection',
   Type.Object({
-    id: Uuid(),
-    source: Source,
-    source_name: Nullable(Type.String()),
-    external_id: Nullable(Type.String()),
+    ...Origin,
     kind: Enum(['manual', 'smart'], { description: 'Native collections are manual.' }),
-    title: Type.String(),
-    description: Nullable(Type.String()),
+    ...Titled,
     handle: Type.String(),
-    review_status: ReviewStatus,
-    pending_title: Nullable(Type.String()),
-    pending_description: Nullable(Type.String()),
+    ...Review,
     primary_image_asset_id: Nullable(Uuid()),
     product_ids: Type.Array(Uuid()),
     tag_ids: Type.Array(Uuid()),
-    created_at: Timestamp(),
-    updated_at: Timestamp(),
+    ...Stamps,
   }),
 );
 
 export const SocialVideo = component(
   'SocialVideo',
   Type.Object({
-    id: Uuid(),
-    source: Source,
-    source_name: Nullable(Type.String()),
-    external_id: Nullable(Type.String()),
-    title: Type.String(),
-    description: Nullable(Type.String()),
+    ...Origin,
+    ...Titled,
     status: Enum(['draft', 'published']),
     video_url: Nullable(Type.String()),
     video_asset_id: Nullable(Uuid()),
     thumbnail_asset_id: Nullable(Uuid()),
     product_ids: Type.Array(Uuid()),
     collection_ids: Type.Array(Uuid()),
-    created_at: Timestamp(),
-    updated_at: Timestamp(),
+    ...Stamps,
   }),
 );
