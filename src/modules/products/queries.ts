@@ -29,7 +29,7 @@ const productColumns = [
  * Products with everything the API shows, built by PostgreSQL in the one statement (json_agg in
  * correlated subqueries, evaluated only for the rows the page keeps): gallery and tag ids, the
  * media assets they name, variants with their stock at the locations the scope may see. Money and
- * weights come as their decimal text, as the columns do.
+ * weights come as their decimal text, as the columns do. kindQueries adds the merchant filter.
  */
 function selectFullProducts(db: Database, scope: Scope) {
   return db
