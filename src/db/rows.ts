@@ -2,7 +2,7 @@
 // `merchant_id` and an `updated_at`: insert it (answering the new id), update it (stamping
 // updated_at) and lock it for the rest of the transaction. Each carries the merchant filter.
 // Kysely cannot type a builder over a table named by a type parameter, so they are written with
-// sql fragments and typed by their signatures; the SQL is what the builder writes for one table.
+// sql fragments and typed by their signatures: the same statements the builder writes for one table.
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Database } from './database.ts';
 import type { DB } from './schema.ts';
