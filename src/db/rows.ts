@@ -6,7 +6,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Database } from './database.ts';
 import type { DB } from './schema.ts';
-import { ofMerchant, type Scope } from './scope.ts';
+import { merchantRow, ofMerchant, type Scope } from './scope.ts';
 
 /** The tables whose rows a merchant owns by id and that stamp their changes. */
 export type MerchantTable = { [T in keyof DB]: DB[T] extends { id: unknown; merchant_id: string; updated_at: unknown } ? T : never }[keyof DB];
@@ -23,7 +23,7 @@ export const now = sql<Date>`clock_timestamp()`;
 const byId = (table: MerchantTable, scope: Scope, id: string) => sql`${ofMerchant(table, scope)} and ${sql.ref('id')} = ${id}`;
 
 export async function insertRow<T extends MerchantTable>(db: Database, scope: Scope, table: T, values: NewRow<T>): Promise<string> {
-  const columns = given({ ...values, merchant_id: scope.merchantId });
+  const columns = given(merchantRow(scope, values));
   const { rows } = await sql<{ id: string }>`
     insert into ${sql.table(table)} (${sql.join(columns.map(([column]) => sql.ref(column)))})
     values (${sql.join(columns.map(([, value]) => value))}) returning ${sql.ref('id')}`.execute(db);

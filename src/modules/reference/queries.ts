@@ -4,7 +4,7 @@ import type { Insertable, Updateable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { MediaAssetsTable } from '../../db/schema.ts';
 import { updateRow } from '../../db/rows.ts';
-import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
+import { atVisibleLocation, merchantRow, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 
 export type NamedTable = 'locations' | 'vendors' | 'tags';
@@ -29,11 +29,7 @@ const assetColumns = ['id', 'url', 'kind', 'alt', 'source', 'source_name', 'exte
 export type NewMediaAsset = Omit<Insertable<MediaAssetsTable>, 'merchant_id'>;
 
 export function insertMediaAsset(db: Database, scope: Scope, values: NewMediaAsset) {
-  return db
-    .insertInto('media_assets')
-    .values({ ...values, merchant_id: scope.merchantId })
-    .returning(assetColumns)
-    .executeTakeFirstOrThrow();
+  return db.insertInto('media_assets').values(merchantRow(scope, values)).returning(assetColumns).executeTakeFirstOrThrow();
 }
 
 export const updateMediaAsset = (db: Database, scope: Scope, id: string, set: Updateable<MediaAssetsTable>) => updateRow(db, scope, 'media_assets', id, set);
