@@ -5,6 +5,7 @@ import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { ConfigError } from '../config.ts';
+import { preparing, StatementNames } from './prepared.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -70,7 +71,11 @@ export function postgresDatabase(url: string, poolSize = 10, onQuery?: QueryList
   // 'error'. So every client gets a listener of its own for its whole life: the query in flight
   // fails with the connection error (503), and on release the pool discards the broken client and
   // opens a new one on next use.
-  pool.on('connect', (client) => client.on('error', onConnectionError));
+  const names = new StatementNames();
+  pool.on('connect', (client) => {
+    client.on('error', onConnectionError);
+    preparing(client, names);
+  });
   pool.on('error', onConnectionError);
   // Failing to get a connection at all is "unavailable", whatever the server's reason (refusing
   // connections, too many clients, starting up).

@@ -1,9 +1,31 @@
-// How values look on the wire: ISO-8601 UTC with milliseconds, money as numbers.
+// How values look on the wire: ISO-8601 UTC with milliseconds, money as numbers. The same rules in
+// SQL for the records PostgreSQL builds as JSON text (json_build_object), which the read routes
+// answer as they are: no parsing into rows and Dates, no presenting, no serialising again.
+import { sql } from 'kysely';
 
 export const iso = (d: Date) => d.toISOString();
 export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 export const money = (v: string) => Number(v);
 export const moneyOrNull = (v: string | null) => (v === null ? null : Number(v));
+
+/** `iso` in SQL: the column's instant as ISO-8601 UTC with milliseconds (timestamptz(3) columns). */
+export const isoSql = (column: string) => sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** `money` in SQL: numeric as a JSON number with JavaScript's shortest form (12.50 → 12.5, as Number() gives). */
+export const moneySql = (column: string) => sql<number>`${sql.ref(column)}::float8`;
+
+/** A record's JSON text as PostgreSQL built it (the type says what it holds). */
+export type JsonText<T> = string & { readonly __holds?: T };
+/** The record itself, for code that needs the object (write answers, event payloads). */
+export const parseJson = <T>(text: JsonText<T>): T => JSON.parse(text) as T;
+
+/**
+ * An answer whose data is JSON text already, as the text Fastify sends unchanged (a string with a
+ * JSON content type is not serialised again): `{ data, request_id, meta? }`, the envelope every
+ * answer has.
+ */
+export const envelopeText = (data: string, requestId: string, meta?: { limit: number; next_cursor: string | null }) =>
+  `{"data":${data},"request_id":${JSON.stringify(requestId)}${meta ? `,"meta":${JSON.stringify(meta)}` : ''}}`;
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** Canonical JSON: object keys sorted, so equal payloads hash equally. */
 export function canonicalJson(value: unknown): string {

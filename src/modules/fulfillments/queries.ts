@@ -5,7 +5,8 @@ import type { Database } from '../../db/database.ts';
 import { lockRow } from '../../db/rows.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
-import { presentFulfillment, type FulfillmentItemJson } from '../orders/records/present.ts';
+import { parseJson, type JsonText } from '../../http/serialize.ts';
+import { fulfillmentJson, type FulfillmentItemJson } from '../orders/records/present.ts';
 import { fulfillmentRecords } from '../orders/records/queries.ts';
 import type { Fulfillment } from '../orders/records/schemas.ts';
 import type { FulfillmentFilters, TrackingInput } from './schemas.ts';
@@ -15,7 +16,7 @@ export async function selectFulfillmentPage(db: Database, scope: Scope, page: Pa
   let q = fulfillmentRecords(db, scope).where(atVisibleLocation('fulfillments.fulfillment_location_id', scope));
   if (f.status) q = q.where('fulfillments.status', '=', f.status);
   const { items, meta } = await readPage(q, 'fulfillments', page, f.updated_after);
-  return { items: items.map(presentFulfillment), meta };
+  return { items: items.map((row) => row.json), meta };
 }
 
 /** The fulfillment and all its items in one statement; answers it as the API shows it. */
@@ -25,7 +26,7 @@ export async function insertFulfillment(
   f: { orderId: string; locationId: string; carrierName: string | null; serviceLevel: string | null; items: FulfillmentItemJson[] },
 ): Promise<Fulfillment> {
   const items = JSON.stringify(f.items.map((it, position) => ({ ...it, position })));
-  const { rows } = await sql<Parameters<typeof presentFulfillment>[0]>`
+  const { rows } = await sql<{ json: JsonText<Fulfillment> }>`
     with fulfillment as (
       insert into fulfillments (merchant_id, order_id, fulfillment_location_id, carrier_name, service_level)
       values (${scope.merchantId}::uuid, ${f.orderId}::uuid, ${f.locationId}::uuid, ${f.carrierName}, ${f.serviceLevel})
@@ -36,8 +37,8 @@ export async function insertFulfillment(
         from fulfillment, jsonb_to_recordset(${items}::jsonb) as i(merchant_order_item_id uuid, position int, quantity int)
        order by i.position
     )
-    select fulfillment.*, ${JSON.stringify(f.items)}::json as items from fulfillment`.execute(trx);
-  return presentFulfillment(rows[0]);
+    select ${fulfillmentJson('fulfillment', sql`${JSON.stringify(f.items)}::json`)} as json from fulfillment`.execute(trx);
+  return parseJson(rows[0].json);
 }
 
 /** The fulfillment row, locked for the rest of the transaction. */

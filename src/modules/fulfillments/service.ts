@@ -5,13 +5,14 @@ import { emitEvent, emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, found, invalid, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
+import type { JsonText } from '../../http/serialize.ts';
 import { inventoryUpdated, moveStock } from '../inventory/queries.ts';
 import { fulfillmentStatusOf } from '../orders/records/present.ts';
 import {
   addFulfilledQuantities,
   loadFulfillments,
   loadOrders,
-  loadVisible,
+  visibleFulfillment,
   lockOrder,
   orderLines,
   orderStatus,
@@ -122,4 +123,4 @@ export async function attachTracking(ctx: Ctx, fulfillmentId: string, input: Tra
 export const listFulfillments = (ctx: Ctx, page: PageRequest, filters: FulfillmentFilters) => selectFulfillmentPage(ctx.db, ctx, page, filters);
 
 /** One fulfillment; another merchant's, or one at a location hidden from the key, is not found. */
-export const getFulfillment = async (ctx: Ctx, id: string): Promise<Fulfillment> => found(await loadVisible(loadFulfillments, ctx.db, ctx, id), 'fulfillment');
+export const getFulfillment = async (ctx: Ctx, id: string): Promise<JsonText<Fulfillment>> => found(await visibleFulfillment(ctx.db, ctx, id), 'fulfillment');

@@ -8,7 +8,7 @@ import type { Database } from '../../db/database.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 import type { LocatedEvent } from '../../events/outbox.ts';
-import { iso } from '../../http/serialize.ts';
+import { isoSql, parseJson, type JsonText } from '../../http/serialize.ts';
 import type { InventoryFilters, InventoryRow } from './schemas.ts';
 
 export type StockCause = 'order' | 'fulfillment' | 'cancellation' | 'adjustment';
@@ -27,28 +27,21 @@ export interface StockMove {
 /** The key of an inventory row among a batch's results. */
 export const levelKey = (variantId: string, locationId: string) => `${variantId}|${locationId}`;
 
-interface InventoryRowData {
-  id: string;
-  variant_id: string;
-  product_id: string;
-  sku: string | null;
-  location_id: string;
-  on_hand: number;
-  committed: number;
-  updated_at: Date;
-}
-
-export const presentInventoryRow = (r: InventoryRowData): InventoryRow => ({
-  id: r.id,
-  variant_id: r.variant_id,
-  product_id: r.product_id,
-  sku: r.sku,
-  fulfillment_location_id: r.location_id,
-  on_hand: r.on_hand,
-  committed: r.committed,
-  available: r.on_hand - r.committed,
-  updated_at: iso(r.updated_at),
-});
+/**
+ * An inventory row as the API shows it, built by PostgreSQL as JSON text (keys in the schema's
+ * order): `level` is the inventory_levels row (a table or a CTE with its columns), `variant` its
+ * variant.
+ */
+const inventoryJson = (level: string, variant: string) => sql<JsonText<InventoryRow>>`json_build_object(
+  'id', ${sql.ref(`${level}.id`)},
+  'variant_id', ${sql.ref(`${level}.variant_id`)},
+  'product_id', ${sql.ref(`${variant}.product_id`)},
+  'sku', ${sql.ref(`${variant}.sku`)},
+  'fulfillment_location_id', ${sql.ref(`${level}.location_id`)},
+  'on_hand', ${sql.ref(`${level}.on_hand`)},
+  'committed', ${sql.ref(`${level}.committed`)},
+  'available', ${sql.ref(`${level}.on_hand`)} - ${sql.ref(`${level}.committed`)},
+  'updated_at', ${isoSql(`${level}.updated_at`)})::text`;
 
 /**
  * Apply a batch of movements: one ledger row per movement (ids ascending in the batch's order, so
@@ -79,7 +72,7 @@ export async function moveStock(trx: Database, scope: Scope, moves: StockMove[])
       from jsonb_to_recordset(${JSON.stringify(ledger)}::jsonb)
         as m(id uuid, ord int, variant_id uuid, location_id uuid, on_hand_delta int, committed_delta int, cause text, reference_id uuid, reason text, api_key_id uuid)
      order by m.ord`.execute(trx);
-  const { rows } = await sql<InventoryRowData>`
+  const { rows } = await sql<{ variant_id: string; location_id: string; json: JsonText<InventoryRow> }>`
     with level as (
       insert into inventory_levels as l (merchant_id, variant_id, location_id, on_hand, committed)
       select ${scope.merchantId}::uuid, m.variant_id, m.location_id, sum(m.on_hand_delta), sum(m.committed_delta)
@@ -91,10 +84,10 @@ export async function moveStock(trx: Database, scope: Scope, moves: StockMove[])
        where ${ofMerchant('l', scope)}
       returning l.id, l.variant_id, l.location_id, l.on_hand, l.committed, l.updated_at
     )
-    select level.id, level.variant_id, variants.product_id, variants.sku, level.location_id, level.on_hand, level.committed, level.updated_at
+    select level.variant_id, level.location_id, ${inventoryJson('level', 'variants')} as json
       from level
       join variants on variants.id = level.variant_id`.execute(trx);
-  return new Map(rows.map((r) => [levelKey(r.variant_id, r.location_id), presentInventoryRow(r)]));
+  return new Map(rows.map((r) => [levelKey(r.variant_id, r.location_id), parseJson(r.json)]));
 }
 
 /** inventory.updated once per changed row, with the row as GET /inventory shows it. */
@@ -105,16 +98,7 @@ const levels = (db: Database, scope: Scope) =>
   db
     .selectFrom('inventory_levels')
     .innerJoin('variants', 'variants.id', 'inventory_levels.variant_id')
-    .select([
-      'inventory_levels.id',
-      'inventory_levels.variant_id',
-      'variants.product_id',
-      'variants.sku',
-      'inventory_levels.location_id',
-      'inventory_levels.on_hand',
-      'inventory_levels.committed',
-      'inventory_levels.updated_at',
-    ])
+    .select(['inventory_levels.id', 'inventory_levels.updated_at', inventoryJson('inventory_levels', 'variants').as('json')])
     .where(ofMerchant('inventory_levels', scope))
     // The variant's own merchant filter lets `?sku=` start from variants_sku (merchant_id, sku).
     .where(ofMerchant('variants', scope));
@@ -126,7 +110,7 @@ export async function selectInventoryPage(db: Database, scope: Scope, page: Page
   if (f.sku !== undefined) q = q.where('variants.sku', '=', f.sku);
   if (f.location_id) q = q.where('inventory_levels.location_id', '=', f.location_id);
   const { items, meta } = await readPage(q, 'inventory_levels', page, f.updated_after);
-  return { items: items.map(presentInventoryRow), meta };
+  return { items: items.map((row) => row.json), meta };
 }
 
 /** `column in (values)`, or false for no values. */

@@ -5,6 +5,7 @@ import { emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, found, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
+import type { JsonText } from '../../http/serialize.ts';
 import { inventoryUpdated, knownLocations, levelKey, moveStock, type StockMove } from '../inventory/queries.ts';
 import { fulfillmentStatusOf, group } from './records/present.ts';
 import {
@@ -12,7 +13,7 @@ import {
   cancelFulfillments,
   loadFulfillments,
   loadOrders,
-  loadVisible,
+  visibleOrder,
   lockOrder,
   orderLines,
   pendingFulfillments,
@@ -187,4 +188,4 @@ export async function cancelOrder(ctx: Ctx, orderId: string): Promise<Order> {
 export const listOrders = (ctx: Ctx, page: PageRequest, filters: OrderFilters) => selectOrderPage(ctx.db, ctx, page, filters);
 
 /** One order; another merchant's, or one at a location hidden from the key, is not found. */
-export const getOrder = async (ctx: Ctx, id: string): Promise<Order> => found(await loadVisible(loadOrders, ctx.db, ctx, id), 'order');
+export const getOrder = async (ctx: Ctx, id: string): Promise<JsonText<Order>> => found(await visibleOrder(ctx.db, ctx, id), 'order');

@@ -1,8 +1,11 @@
-// Order and fulfillment rows turned into the records the API shows, and the fulfillment state an
-// order's lines make (shown as `fulfillment_status`).
-import type { Selectable } from 'kysely';
-import type { FulfillmentsTable, OrderLineItemsTable, OrdersTable } from '../../../db/schema.ts';
-import { iso, money } from '../../../http/serialize.ts';
+// Orders and fulfillments as the API shows them, built by PostgreSQL as JSON text (json_build_object,
+// keys in the schema's order, values by the wire rules of src/http/serialize.ts): read routes answer
+// the text as it is, writes and events parse it. And the fulfillment state an order's lines make
+// (shown as `fulfillment_status`).
+import { sql } from 'kysely';
+import type { Scope } from '../../../db/scope.ts';
+import { ofMerchant } from '../../../db/scope.ts';
+import { isoSql, moneySql, type JsonText } from '../../../http/serialize.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, type Fulfillment, type Order, type OrderFulfillmentState } from './schemas.ts';
 
 export function fulfillmentStatusOf(lines: { quantity: number; fulfilled_quantity: number }[]): OrderFulfillmentState {
@@ -21,76 +24,75 @@ export function group<T, K>(rows: T[], key: (r: T) => K): Map<K, T[]> {
   return out;
 }
 
-const fill = <K extends string>(fields: readonly K[], value: Record<string, string | null> | null) =>
-  Object.fromEntries(fields.map((f) => [f, value?.[f] ?? null])) as Record<K, string | null>;
+/** `{ name: column->'name', … }`: every field present, null when the stored object lacks it. */
+const textFields = (column: string, fields: readonly string[]) =>
+  sql.join(
+    fields.map((f) => sql`${sql.lit(f)}, ${sql.ref(column)}->${sql.lit(f)}`),
+    sql`, `,
+  );
 
-/** An order line as the order's statement aggregates it (json_build_object: price is a JSON number). */
-export type OrderLineJson = Pick<
-  Selectable<OrderLineItemsTable>,
-  'id' | 'product_id' | 'variant_id' | 'sku' | 'title' | 'variant_title' | 'quantity' | 'fulfilled_quantity'
-> & {
-  price: number;
-};
+/**
+ * The order (table `orders`) as the API shows it. Its lines come from the lateral `lines` (orderLines
+ * below: `items`, `fulfilled`, `total`), its fulfillment ids from a subquery.
+ */
+export const orderJson = (scope: Scope) => sql<JsonText<Order>>`json_build_object(
+  'id', orders.id,
+  'order_number', orders.order_number,
+  'status', orders.status,
+  'fulfillment_status', orders.fulfillment_status,
+  'fulfillment_location_id', orders.fulfillment_location_id,
+  'currency', orders.currency,
+  'total_price', ${moneySql('orders.total_price')},
+  'customer', json_build_object(${textFields('orders.customer', CUSTOMER_FIELDS)}),
+  'shipping_address', json_build_object(${textFields('orders.shipping_address', ADDRESS_FIELDS)}),
+  'line_items', coalesce(lines.items, '[]'),
+  'fulfillment_summary', json_build_object(
+    'fulfilled_quantity', coalesce(lines.fulfilled, 0),
+    'total_quantity', coalesce(lines.total, 0),
+    'fulfillment_ids', (select coalesce(json_agg(f.id order by f.created_at, f.id), '[]')
+                          from fulfillments f
+                         where ${ofMerchant('f', scope)} and f.order_id = orders.id)),
+  'created_at', ${isoSql('orders.created_at')},
+  'updated_at', ${isoSql('orders.updated_at')})::text`;
 
-/** What presentOrder reads: an order row with its lines and fulfillment ids (queries.ts: orderRecords). */
-export type OrderRecordRow = Pick<
-  Selectable<OrdersTable>,
-  | 'id'
-  | 'order_number'
-  | 'status'
-  | 'fulfillment_status'
-  | 'fulfillment_location_id'
-  | 'currency'
-  | 'total_price'
-  | 'customer'
-  | 'shipping_address'
-  | 'created_at'
-  | 'updated_at'
-> & { lines: OrderLineJson[]; fulfillment_ids: string[] };
+/** The order's lines as JSON with their sums, for a lateral join beside `orders` (as `lines`). */
+export const orderLinesJson = (scope: Scope) =>
+  sql<{ items: unknown; fulfilled: number; total: number }>`(
+    select json_agg(json_build_object(
+             'id', l.id, 'product_id', l.product_id, 'variant_id', l.variant_id, 'sku', l.sku, 'title', l.title,
+             'variant_title', l.variant_title, 'quantity', l.quantity, 'fulfilled_quantity', l.fulfilled_quantity,
+             'fulfillable_quantity', case when orders.status = 'open' then l.quantity - l.fulfilled_quantity else 0 end,
+             'price', ${moneySql('l.price')}
+           ) order by l.position) items,
+           sum(l.fulfilled_quantity) fulfilled,
+           sum(l.quantity) total
+      from order_line_items l
+     where ${ofMerchant('l', scope)} and l.order_id = orders.id)`.as('lines');
 
-export function presentOrder(o: OrderRecordRow): Order {
-  const open = o.status === 'open';
-  const items = o.lines.map((l) => ({ ...l, fulfillable_quantity: open ? l.quantity - l.fulfilled_quantity : 0, price: Number(l.price) }));
-  return {
-    id: o.id,
-    order_number: Number(o.order_number),
-    status: o.status,
-    fulfillment_status: o.fulfillment_status,
-    fulfillment_location_id: o.fulfillment_location_id,
-    currency: o.currency,
-    total_price: money(o.total_price),
-    customer: fill(CUSTOMER_FIELDS, o.customer),
-    shipping_address: fill(ADDRESS_FIELDS, o.shipping_address),
-    line_items: items,
-    fulfillment_summary: {
-      fulfilled_quantity: items.reduce((s, l) => s + l.fulfilled_quantity, 0),
-      total_quantity: items.reduce((s, l) => s + l.quantity, 0),
-      fulfillment_ids: o.fulfillment_ids,
-    },
-    created_at: iso(o.created_at),
-    updated_at: iso(o.updated_at),
-  };
-}
+/**
+ * The fulfillment (the row `f`, a table or a CTE with the fulfillments columns) as the API shows it,
+ * with `items` (a JSON array of { merchant_order_item_id, quantity }).
+ */
+export const fulfillmentJson = (f: string, items: ReturnType<typeof sql>) => sql<JsonText<Fulfillment>>`json_build_object(
+  'id', ${sql.ref(`${f}.id`)},
+  'merchant_order_id', ${sql.ref(`${f}.order_id`)},
+  'fulfillment_location_id', ${sql.ref(`${f}.fulfillment_location_id`)},
+  'status', ${sql.ref(`${f}.status`)},
+  'carrier_name', ${sql.ref(`${f}.carrier_name`)},
+  'service_level', ${sql.ref(`${f}.service_level`)},
+  'tracking', case when ${sql.ref(`${f}.tracking_number`)} is null then null else json_build_object(
+    'tracking_number', ${sql.ref(`${f}.tracking_number`)},
+    'tracking_url', ${sql.ref(`${f}.tracking_url`)},
+    'carrier_name', ${sql.ref(`${f}.tracking_carrier_name`)},
+    'service_level', ${sql.ref(`${f}.tracking_service_level`)}) end,
+  'items', ${items},
+  'created_at', ${isoSql(`${f}.created_at`)},
+  'updated_at', ${isoSql(`${f}.updated_at`)})::text`;
+
+/** A stored fulfillment's items as JSON, in their order. */
+export const fulfillmentItems = (f: string, scope: Scope) => sql`(
+  select coalesce(json_agg(json_build_object('merchant_order_item_id', i.line_item_id, 'quantity', i.quantity) order by i.position), '[]')
+    from fulfillment_items i
+   where ${ofMerchant('i', scope)} and i.fulfillment_id = ${sql.ref(`${f}.id`)})`;
 
 export type FulfillmentItemJson = Fulfillment['items'][number];
-
-/** What presentFulfillment reads: a fulfillment row with its items (queries.ts: fulfillmentRecords). */
-export type FulfillmentRecordRow = Omit<Selectable<FulfillmentsTable>, 'merchant_id'> & { items: FulfillmentItemJson[] };
-
-export function presentFulfillment(f: FulfillmentRecordRow): Fulfillment {
-  return {
-    id: f.id,
-    merchant_order_id: f.order_id,
-    fulfillment_location_id: f.fulfillment_location_id,
-    status: f.status,
-    carrier_name: f.carrier_name,
-    service_level: f.service_level,
-    tracking:
-      f.tracking_number === null
-        ? null
-        : { tracking_number: f.tracking_number, tracking_url: f.tracking_url, carrier_name: f.tracking_carrier_name, service_level: f.tracking_service_level },
-    items: f.items,
-    created_at: iso(f.created_at),
-    updated_at: iso(f.updated_at),
-  };
-}

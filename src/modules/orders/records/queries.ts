@@ -6,98 +6,81 @@ import { sql } from 'kysely';
 import type { Database } from '../../../db/database.ts';
 import { lockRow } from '../../../db/rows.ts';
 import { canSeeLocation, ofMerchant, type Scope } from '../../../db/scope.ts';
-import { presentFulfillment, presentOrder, type FulfillmentItemJson, type OrderLineJson } from './present.ts';
+import { parseJson, type JsonText } from '../../../http/serialize.ts';
+import { fulfillmentItems, fulfillmentJson, orderJson, orderLinesJson } from './present.ts';
 import type { Fulfillment, Order, OrderFulfillmentState } from './schemas.ts';
 
+/** A record as PostgreSQL built it, with what paging and the location rule read of it. */
+export interface RecordRow<T> {
+  id: string;
+  updated_at: Date;
+  fulfillment_location_id: string;
+  json: JsonText<T>;
+}
+
 /**
- * The records of `ids` in the order of `ids` (each id once), presented; ids `read` finds no row
- * for are left out. `read` gets the distinct ids and runs one statement; none for an empty list.
+ * The records of `ids` in the order of `ids` (each id once); ids `read` finds no row for are left
+ * out. `read` gets the distinct ids and runs one statement; none for an empty list.
  */
-async function inIdOrder<R extends { id: string }, T>(ids: string[], read: (unique: string[]) => Promise<R[]>, present: (row: R) => T): Promise<T[]> {
+async function inIdOrder<T>(ids: string[], read: (unique: string[]) => Promise<RecordRow<T>[]>): Promise<RecordRow<T>[]> {
   if (ids.length === 0) return [];
   const unique = [...new Set(ids)];
-  const byId = new Map((await read(unique)).map((row) => [row.id, present(row)]));
+  const byId = new Map((await read(unique)).map((row) => [row.id, row]));
   return unique.flatMap((id) => byId.get(id) ?? []);
 }
 
 /**
- * Orders with their lines and fulfillment ids, aggregated by PostgreSQL: one statement for a page
- * or a batch (readPage adds the keyset tail; loadOrders an id list).
+ * Orders as the API shows them (JSON text), aggregated by PostgreSQL: one statement for a page or a
+ * batch (readPage adds the keyset tail; loadOrders an id list).
  */
 export const orderRecords = (db: Database, scope: Scope) =>
   db
     .selectFrom('orders')
-    .select([
-      'orders.id',
-      'orders.order_number',
-      'orders.status',
-      'orders.fulfillment_status',
-      'orders.fulfillment_location_id',
-      'orders.currency',
-      'orders.total_price',
-      'orders.customer',
-      'orders.shipping_address',
-      'orders.created_at',
-      'orders.updated_at',
-      sql<OrderLineJson[]>`(
-        select coalesce(json_agg(json_build_object(
-                 'id', l.id, 'product_id', l.product_id, 'variant_id', l.variant_id, 'sku', l.sku, 'title', l.title,
-                 'variant_title', l.variant_title, 'quantity', l.quantity, 'fulfilled_quantity', l.fulfilled_quantity, 'price', l.price
-               ) order by l.position), '[]')
-          from order_line_items l
-         where ${ofMerchant('l', scope)} and l.order_id = orders.id)`.as('lines'),
-      sql<string[]>`(
-        select coalesce(json_agg(f.id order by f.created_at, f.id), '[]')
-          from fulfillments f
-         where ${ofMerchant('f', scope)} and f.order_id = orders.id)`.as('fulfillment_ids'),
-    ])
+    .leftJoinLateral(orderLinesJson(scope), (join) => join.onTrue())
+    .select(['orders.id', 'orders.updated_at', 'orders.fulfillment_location_id', orderJson(scope).as('json')])
     .where(ofMerchant('orders', scope));
 
-/** Orders in the order of `ids`; ids that are unknown or another merchant's are left out. One statement. */
-export const loadOrders = (db: Database, scope: Scope, ids: string[]): Promise<Order[]> =>
-  inIdOrder(ids, (unique) => orderRecords(db, scope).where('orders.id', 'in', unique).execute(), presentOrder);
+const orderRows = (db: Database, scope: Scope, ids: string[]) => inIdOrder(ids, (unique) => orderRecords(db, scope).where('orders.id', 'in', unique).execute());
 
-/** Fulfillments with their items, aggregated by PostgreSQL: one statement for a page or a batch. */
+/** Orders in the order of `ids`; ids that are unknown or another merchant's are left out. One statement. */
+export const loadOrders = async (db: Database, scope: Scope, ids: string[]): Promise<Order[]> =>
+  (await orderRows(db, scope, ids)).map((row) => parseJson(row.json));
+
+/** Fulfillments as the API shows them (JSON text), aggregated by PostgreSQL: one statement for a page or a batch. */
 export const fulfillmentRecords = (db: Database, scope: Scope) =>
   db
     .selectFrom('fulfillments')
     .select([
       'fulfillments.id',
-      'fulfillments.order_id',
-      'fulfillments.fulfillment_location_id',
-      'fulfillments.status',
-      'fulfillments.carrier_name',
-      'fulfillments.service_level',
-      'fulfillments.tracking_number',
-      'fulfillments.tracking_url',
-      'fulfillments.tracking_carrier_name',
-      'fulfillments.tracking_service_level',
-      'fulfillments.created_at',
       'fulfillments.updated_at',
-      sql<FulfillmentItemJson[]>`(
-        select coalesce(json_agg(json_build_object('merchant_order_item_id', i.line_item_id, 'quantity', i.quantity) order by i.position), '[]')
-          from fulfillment_items i
-         where ${ofMerchant('i', scope)} and i.fulfillment_id = fulfillments.id)`.as('items'),
+      'fulfillments.fulfillment_location_id',
+      fulfillmentJson('fulfillments', fulfillmentItems('fulfillments', scope)).as('json'),
     ])
     .where(ofMerchant('fulfillments', scope));
 
+const fulfillmentRows = (db: Database, scope: Scope, ids: string[]) =>
+  inIdOrder(ids, (unique) => fulfillmentRecords(db, scope).where('fulfillments.id', 'in', unique).execute());
+
 /** Fulfillments in the order of `ids`; ids that are unknown or another merchant's are left out. One statement. */
-export const loadFulfillments = (db: Database, scope: Scope, ids: string[]): Promise<Fulfillment[]> =>
-  inIdOrder(ids, (unique) => fulfillmentRecords(db, scope).where('fulfillments.id', 'in', unique).execute(), presentFulfillment);
+export const loadFulfillments = async (db: Database, scope: Scope, ids: string[]): Promise<Fulfillment[]> =>
+  (await fulfillmentRows(db, scope, ids)).map((row) => parseJson(row.json));
 
 /**
- * One order or fulfillment (`load` is loadOrders or loadFulfillments), or null when it is unknown,
- * another merchant's, or at a location hidden from the scope: what a GET by id may show.
+ * One order or fulfillment as JSON text (`rows` is orderRows or fulfillmentRows), or null when it is
+ * unknown, another merchant's, or at a location hidden from the scope: what a GET by id may show.
  */
-export async function loadVisible<T extends { fulfillment_location_id: string }>(
-  load: (db: Database, scope: Scope, ids: string[]) => Promise<T[]>,
+async function visibleJson<T>(
+  rows: (db: Database, scope: Scope, ids: string[]) => Promise<RecordRow<T>[]>,
   db: Database,
   scope: Scope,
   id: string,
-): Promise<T | null> {
-  const [record] = await load(db, scope, [id]);
-  return record && canSeeLocation(scope, record.fulfillment_location_id) ? record : null;
+): Promise<JsonText<T> | null> {
+  const [record] = await rows(db, scope, [id]);
+  return record && canSeeLocation(scope, record.fulfillment_location_id) ? record.json : null;
 }
+
+export const visibleOrder = (db: Database, scope: Scope, id: string) => visibleJson(orderRows, db, scope, id);
+export const visibleFulfillment = (db: Database, scope: Scope, id: string) => visibleJson(fulfillmentRows, db, scope, id);
 
 /** The order's status without taking its lock (what a request finds when it arrives). */
 export async function orderStatus(db: Database, scope: Scope, id: string) {
