@@ -7,8 +7,8 @@
 // a connection holds a bounded number of prepared statements.
 import type pg from 'pg';
 
-const PREPARE_AFTER = 2;
-const MAX_NAMED = 256;
+export const PREPARE_AFTER = 2;
+export const MAX_NAMED = 256;
 
 export class StatementNames {
   private seen = new Map<string, number>();

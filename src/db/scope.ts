@@ -26,6 +26,15 @@ export function merchantRow<R extends object>(scope: Pick<Scope, 'merchantId'>, 
   return { ...row, merchant_id: scope.merchantId };
 }
 
+/**
+ * The merchant filter inside a record's subqueries: `table`'s rows of the same merchant as the
+ * statement's row `outer` (which carries ofMerchant itself). Needs no value, so the record's SQL
+ * can be built once (db/fragment.ts).
+ */
+export function sameMerchantAs(table: string, outer: string): Expression<SqlBool> {
+  return sql<boolean>`${sql.ref(`${table}.merchant_id`)} = ${sql.ref(`${outer}.merchant_id`)}`;
+}
+
 /** The location rule in SQL: `column` (e.g. `orders.fulfillment_location_id`) names a location the scope may see. */
 export function atVisibleLocation(column: string, scope: Pick<Scope, 'locationIds'>): Expression<SqlBool> {
   if (scope.locationIds === null) return sql<boolean>`true`;

@@ -114,12 +114,14 @@ export function afterPosition(table: string, after: Position | null): Expression
 }
 
 /** Rows were fetched with limit + 1: the extra row only says whether another page exists. */
-export function finishPage<T extends { updated_at: Date; id: string }>(page: PageRequest, rows: T[]) {
+// updated_at is a Date, or its ISO text where PostgreSQL built it (isoSql), so no Date is parsed.
+export function finishPage<T extends { updated_at: Date | string; id: string }>(page: PageRequest, rows: T[]) {
   const items = rows.slice(0, page.limit);
   let next_cursor: string | null = null;
   if (rows.length > page.limit) {
     const last = items[items.length - 1];
-    next_cursor = sealCursor(page.secret, { b: page.binding, u: last.updated_at.toISOString(), i: last.id });
+    const u = typeof last.updated_at === 'string' ? last.updated_at : last.updated_at.toISOString();
+    next_cursor = sealCursor(page.secret, { b: page.binding, u, i: last.id });
   }
   return { items, meta: { limit: page.limit, next_cursor } };
 }

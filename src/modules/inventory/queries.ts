@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
+import { frozen } from '../../db/fragment.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 import type { LocatedEvent } from '../../events/outbox.ts';
@@ -32,7 +33,8 @@ export const levelKey = (variantId: string, locationId: string) => `${variantId}
  * order): `level` is the inventory_levels row (a table or a CTE with its columns), `variant` its
  * variant.
  */
-const inventoryJson = (level: string, variant: string) => sql<JsonText<InventoryRow>>`json_build_object(
+const inventoryJson = (level: string, variant: string) =>
+  frozen(sql<JsonText<InventoryRow>>`json_build_object(
   'id', ${sql.ref(`${level}.id`)},
   'variant_id', ${sql.ref(`${level}.variant_id`)},
   'product_id', ${sql.ref(`${variant}.product_id`)},
@@ -41,7 +43,9 @@ const inventoryJson = (level: string, variant: string) => sql<JsonText<Inventory
   'on_hand', ${sql.ref(`${level}.on_hand`)},
   'committed', ${sql.ref(`${level}.committed`)},
   'available', ${sql.ref(`${level}.on_hand`)} - ${sql.ref(`${level}.committed`)},
-  'updated_at', ${isoSql(`${level}.updated_at`)})::text`;
+  'updated_at', ${isoSql(`${level}.updated_at`)})::text`);
+const LEVEL_JSON = inventoryJson('inventory_levels', 'variants');
+const MOVED_LEVEL_JSON = inventoryJson('level', 'variants');
 
 /**
  * Apply a batch of movements: one ledger row per movement (ids ascending in the batch's order, so
@@ -84,7 +88,7 @@ export async function moveStock(trx: Database, scope: Scope, moves: StockMove[])
        where ${ofMerchant('l', scope)}
       returning l.id, l.variant_id, l.location_id, l.on_hand, l.committed, l.updated_at
     )
-    select level.variant_id, level.location_id, ${inventoryJson('level', 'variants')} as json
+    select level.variant_id, level.location_id, ${MOVED_LEVEL_JSON} as json
       from level
       join variants on variants.id = level.variant_id`.execute(trx);
   return new Map(rows.map((r) => [levelKey(r.variant_id, r.location_id), parseJson(r.json)]));
@@ -98,7 +102,7 @@ const levels = (db: Database, scope: Scope) =>
   db
     .selectFrom('inventory_levels')
     .innerJoin('variants', 'variants.id', 'inventory_levels.variant_id')
-    .select(['inventory_levels.id', 'inventory_levels.updated_at', inventoryJson('inventory_levels', 'variants').as('json')])
+    .select(['inventory_levels.id', isoSql('inventory_levels.updated_at').as('updated_at'), LEVEL_JSON.as('json')])
     .where(ofMerchant('inventory_levels', scope))
     // The variant's own merchant filter lets `?sku=` start from variants_sku (merchant_id, sku).
     .where(ofMerchant('variants', scope));

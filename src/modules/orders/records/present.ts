@@ -3,8 +3,8 @@
 // the text as it is, writes and events parse it. And the fulfillment state an order's lines make
 // (shown as `fulfillment_status`).
 import { sql } from 'kysely';
-import type { Scope } from '../../../db/scope.ts';
-import { ofMerchant } from '../../../db/scope.ts';
+import { frozen } from '../../../db/fragment.ts';
+import { sameMerchantAs } from '../../../db/scope.ts';
 import { isoSql, moneySql, type JsonText } from '../../../http/serialize.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, type Fulfillment, type Order, type OrderFulfillmentState } from './schemas.ts';
 
@@ -35,7 +35,7 @@ const textFields = (column: string, fields: readonly string[]) =>
  * The order (table `orders`) as the API shows it. Its lines come from the lateral `lines` (orderLines
  * below: `items`, `fulfilled`, `total`), its fulfillment ids from a subquery.
  */
-export const orderJson = (scope: Scope) => sql<JsonText<Order>>`json_build_object(
+export const orderJson = frozen(sql<JsonText<Order>>`json_build_object(
   'id', orders.id,
   'order_number', orders.order_number,
   'status', orders.status,
@@ -51,12 +51,12 @@ export const orderJson = (scope: Scope) => sql<JsonText<Order>>`json_build_objec
     'total_quantity', coalesce(lines.total, 0),
     'fulfillment_ids', (select coalesce(json_agg(f.id order by f.created_at, f.id), '[]')
                           from fulfillments f
-                         where ${ofMerchant('f', scope)} and f.order_id = orders.id)),
+                         where ${sameMerchantAs('f', 'orders')} and f.order_id = orders.id)),
   'created_at', ${isoSql('orders.created_at')},
-  'updated_at', ${isoSql('orders.updated_at')})::text`;
+  'updated_at', ${isoSql('orders.updated_at')})::text`);
 
 /** The order's lines as JSON with their sums, for a lateral join beside `orders` (as `lines`). */
-export const orderLinesJson = (scope: Scope) =>
+export const orderLinesJson = frozen(
   sql<{ items: unknown; fulfilled: number; total: number }>`(
     select json_agg(json_build_object(
              'id', l.id, 'product_id', l.product_id, 'variant_id', l.variant_id, 'sku', l.sku, 'title', l.title,
@@ -67,7 +67,8 @@ export const orderLinesJson = (scope: Scope) =>
            sum(l.fulfilled_quantity) fulfilled,
            sum(l.quantity) total
       from order_line_items l
-     where ${ofMerchant('l', scope)} and l.order_id = orders.id)`.as('lines');
+     where ${sameMerchantAs('l', 'orders')} and l.order_id = orders.id)`,
+).as('lines');
 
 /**
  * The fulfillment (the row `f`, a table or a CTE with the fulfillments columns) as the API shows it,
@@ -90,9 +91,12 @@ export const fulfillmentJson = (f: string, items: ReturnType<typeof sql>) => sql
   'updated_at', ${isoSql(`${f}.updated_at`)})::text`;
 
 /** A stored fulfillment's items as JSON, in their order. */
-export const fulfillmentItems = (f: string, scope: Scope) => sql`(
+const fulfillmentItems = (f: string) => sql`(
   select coalesce(json_agg(json_build_object('merchant_order_item_id', i.line_item_id, 'quantity', i.quantity) order by i.position), '[]')
     from fulfillment_items i
-   where ${ofMerchant('i', scope)} and i.fulfillment_id = ${sql.ref(`${f}.id`)})`;
+   where ${sameMerchantAs('i', f)} and i.fulfillment_id = ${sql.ref(`${f}.id`)})`;
+
+/** A stored fulfillment (table `fulfillments`) as the API shows it. */
+export const fulfillmentRecordJson = frozen(fulfillmentJson('fulfillments', fulfillmentItems('fulfillments')));
 
 export type FulfillmentItemJson = Fulfillment['items'][number];

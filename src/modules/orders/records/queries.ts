@@ -6,14 +6,15 @@ import { sql } from 'kysely';
 import type { Database } from '../../../db/database.ts';
 import { lockRow } from '../../../db/rows.ts';
 import { canSeeLocation, ofMerchant, type Scope } from '../../../db/scope.ts';
-import { parseJson, type JsonText } from '../../../http/serialize.ts';
-import { fulfillmentItems, fulfillmentJson, orderJson, orderLinesJson } from './present.ts';
+import { isoSql, parseJson, type JsonText } from '../../../http/serialize.ts';
+import { fulfillmentRecordJson, orderJson, orderLinesJson } from './present.ts';
 import type { Fulfillment, Order, OrderFulfillmentState } from './schemas.ts';
 
 /** A record as PostgreSQL built it, with what paging and the location rule read of it. */
 export interface RecordRow<T> {
   id: string;
-  updated_at: Date;
+  /** ISO text (the keyset position). */
+  updated_at: string;
   fulfillment_location_id: string;
   json: JsonText<T>;
 }
@@ -36,8 +37,8 @@ async function inIdOrder<T>(ids: string[], read: (unique: string[]) => Promise<R
 export const orderRecords = (db: Database, scope: Scope) =>
   db
     .selectFrom('orders')
-    .leftJoinLateral(orderLinesJson(scope), (join) => join.onTrue())
-    .select(['orders.id', 'orders.updated_at', 'orders.fulfillment_location_id', orderJson(scope).as('json')])
+    .leftJoinLateral(orderLinesJson, (join) => join.onTrue())
+    .select(['orders.id', isoSql('orders.updated_at').as('updated_at'), 'orders.fulfillment_location_id', orderJson.as('json')])
     .where(ofMerchant('orders', scope));
 
 const orderRows = (db: Database, scope: Scope, ids: string[]) => inIdOrder(ids, (unique) => orderRecords(db, scope).where('orders.id', 'in', unique).execute());
@@ -50,12 +51,7 @@ export const loadOrders = async (db: Database, scope: Scope, ids: string[]): Pro
 export const fulfillmentRecords = (db: Database, scope: Scope) =>
   db
     .selectFrom('fulfillments')
-    .select([
-      'fulfillments.id',
-      'fulfillments.updated_at',
-      'fulfillments.fulfillment_location_id',
-      fulfillmentJson('fulfillments', fulfillmentItems('fulfillments', scope)).as('json'),
-    ])
+    .select(['fulfillments.id', isoSql('fulfillments.updated_at').as('updated_at'), 'fulfillments.fulfillment_location_id', fulfillmentRecordJson.as('json')])
     .where(ofMerchant('fulfillments', scope));
 
 const fulfillmentRows = (db: Database, scope: Scope, ids: string[]) =>
