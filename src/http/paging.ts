@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { Type, type Static, type TObject } from 'typebox';
 import { AppError } from './errors.ts';
-import { canonicalJson, envelopeText, JSON_CONTENT_TYPE } from './serialize.ts';
+import { canonicalJson, respond } from './serialize.ts';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 250;
@@ -170,8 +170,6 @@ export function listRoute<Q extends TObject, T, P extends TObject = TObject>(
     const route = `${req.routeOptions.url}|${canonicalJson(req.params ?? {})}`;
     // The schema's params were validated before the handler runs (as the query above).
     const { items, meta } = await list(req as FastifyRequest<{ Params: Static<P> }>, pageRequest(app.secret, route, query), query);
-    // Items PostgreSQL built as JSON text (JsonText) go out as they are.
-    if (typeof items[0] === 'string') return reply.type(JSON_CONTENT_TYPE).send(envelopeText(`[${items.join(',')}]`, req.id, meta));
-    return { data: items, request_id: req.id, meta };
+    return respond(reply, req.id, items, meta);
   });
 }

@@ -7,7 +7,7 @@ import type { FastifySchema } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
 import { ctxOf, type Ctx } from './context.ts';
 import type { ErrorCode } from './errors.ts';
-import { envelopeText, JSON_CONTENT_TYPE } from './serialize.ts';
+import { respond } from './serialize.ts';
 import { listRoute, type Page, type PageRequest } from './paging.ts';
 import { GET_ERRORS, IdParams, LIST_ERRORS, Many, One, problems } from './schemas.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -70,12 +70,9 @@ function getById<S extends TSchema, T>(app: TypeBoxApp, resource: Resource<S>, o
     params: IdParams,
     response: { 200: One(resource.item, answer), ...problems(...GET_ERRORS) },
   };
-  app.get(`${resource.path}/:id`, { config: { scope: resource.scope }, schema }, async (req, reply) => {
-    const data = await get(ctxOf(req), req.params.id);
-    // A record PostgreSQL built as JSON text (JsonText) goes out as it is.
-    if (typeof data === 'string') return reply.type(JSON_CONTENT_TYPE).send(envelopeText(data, req.id));
-    return { data, request_id: req.id };
-  });
+  app.get(`${resource.path}/:id`, { config: { scope: resource.scope }, schema }, async (req, reply) =>
+    respond(reply, req.id, await get(ctxOf(req), req.params.id)),
+  );
 }
 
 /** A resource both listed and read by id, named by its singular noun (one lower-case word). */

@@ -1,6 +1,7 @@
 // How values look on the wire: ISO-8601 UTC with milliseconds, money as numbers. The same rules in
 // SQL for the records PostgreSQL builds as JSON text (json_build_object), which the read routes
 // answer as they are: no parsing into rows and Dates, no presenting, no serialising again.
+import type { FastifyReply } from 'fastify';
 import { sql } from 'kysely';
 
 export const iso = (d: Date) => d.toISOString();
@@ -18,14 +19,31 @@ export type JsonText<T> = string & { readonly __holds?: T };
 /** The record itself, for code that needs the object (write answers, event payloads). */
 export const parseJson = <T>(text: JsonText<T>): T => JSON.parse(text) as T;
 
+type Meta = { limit: number; next_cursor: string | null };
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /**
- * An answer whose data is JSON text already, as the text Fastify sends unchanged (a string with a
- * JSON content type is not serialised again): `{ data, request_id, meta? }`, the envelope every
- * answer has.
+ * The answer `{ data, request_id, meta? }` every route gives. Data PostgreSQL built as JSON text (a
+ * record, or a page of them) is put into the envelope as text and sent as it is: Fastify does not
+ * serialise a string sent with a JSON content type again.
  */
-export const envelopeText = (data: string, requestId: string, meta?: { limit: number; next_cursor: string | null }) =>
-  `{"data":${data},"request_id":${JSON.stringify(requestId)}${meta ? `,"meta":${JSON.stringify(meta)}` : ''}}`;
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+export function respond<T>(
+  reply: FastifyReply,
+  requestId: string,
+  data: T | JsonText<T>,
+  meta?: Meta,
+): FastifyReply | { data: T; request_id: string; meta?: Meta };
+export function respond<T>(
+  reply: FastifyReply,
+  requestId: string,
+  data: T[] | JsonText<T>[],
+  meta?: Meta,
+): FastifyReply | { data: T[]; request_id: string; meta?: Meta };
+export function respond(reply: FastifyReply, requestId: string, data: unknown, meta?: Meta) {
+  const text = typeof data === 'string' ? data : Array.isArray(data) && typeof data[0] === 'string' ? `[${data.join(',')}]` : null;
+  if (text === null) return meta ? { data, request_id: requestId, meta } : { data, request_id: requestId };
+  return reply.type(JSON_CONTENT_TYPE).send(`{"data":${text},"request_id":${JSON.stringify(requestId)}${meta ? `,"meta":${JSON.stringify(meta)}` : ''}}`);
+}
 
 /** Canonical JSON: object keys sorted, so equal payloads hash equally. */
 export function canonicalJson(value: unknown): string {

@@ -6,6 +6,7 @@ import { merchantScope, type Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import type { Page, PageRequest } from '../../http/paging.ts';
+import type { JsonText } from '../../http/serialize.ts';
 import { emitEvent, type EventType } from '../../events/outbox.ts';
 
 /** The record locked for a native write: 404 when absent, 409 read_only_record when connected. */
@@ -41,7 +42,8 @@ export interface KindOps<T, Row> {
   what: string;
   load: (db: Database, scope: Scope, id: string) => Promise<T | undefined>;
   selectPage: (db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) => Promise<Page<Row>>;
-  present: (db: Database, scope: Scope, rows: Row[]) => Promise<T[]>;
+  /** The page's records, or their JSON text where PostgreSQL built them (answered as it is). */
+  present: (db: Database, scope: Scope, rows: Row[]) => Promise<T[] | JsonText<T>[]>;
 }
 
 /** get, list, emit and write for one kind, from how it loads, pages and presents its rows. */
@@ -58,7 +60,7 @@ export function catalogKind<T, Row, E extends EventType>(ops: KindOps<T, Row>) {
   return {
     get,
     emit,
-    async list(ctx: Ctx, page: PageRequest, filters: { updated_after?: string }): Promise<Page<T>> {
+    async list(ctx: Ctx, page: PageRequest, filters: { updated_after?: string }): Promise<Page<T | JsonText<T>>> {
       const { items, meta } = await ops.selectPage(ctx.db, ctx, page, filters.updated_after);
       return { items: await ops.present(ctx.db, ctx, items), meta };
     },

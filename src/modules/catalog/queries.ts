@@ -25,7 +25,7 @@ export interface KindTableSpec<T extends KindTable, Row, L> {
  * The statements on a catalog kind's own table: its rows as shown, one by id, a page of them, insert, update
  * (stamping updated_at), and the lock a write or a review takes first, held until the transaction ends.
  */
-export function kindQueries<T extends KindTable, Row extends { id: string; updated_at: Date }, L extends keyof Selectable<DB[T]> & string>({
+export function kindQueries<T extends KindTable, Row extends { id: string; updated_at: Date | string }, L extends keyof Selectable<DB[T]> & string>({
   table,
   shown,
   locked,

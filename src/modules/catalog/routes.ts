@@ -5,6 +5,7 @@ import type { FastifyRequest, RawRequestDefaultExpression, RawServerDefault, Rou
 import type { TObject, TSchema } from 'typebox';
 import { ctxOf, requireScope, type Ctx } from '../../http/context.ts';
 import { listRoute, type Page, type PageRequest } from '../../http/paging.ts';
+import { respond, type JsonText } from '../../http/serialize.ts';
 import { IdParams, Many, One, CREATE_ERRORS, GET_ERRORS, LIST_ERRORS, UPDATE_ERRORS, problems } from '../../http/schemas.ts';
 import { ListQuery } from './schemas.ts';
 
@@ -27,8 +28,9 @@ export interface CatalogRouteSpec<T extends { id: string }, C extends TObject, U
   list: Doc;
   create: Doc & { body: C; run: (ctx: Ctx, body: BodyOf<C>) => Promise<T> };
   update: Doc & { body: U; run: (ctx: Ctx, id: string, body: BodyOf<U>) => Promise<T> };
-  get: (ctx: Ctx, id: string) => Promise<T>;
-  page: (ctx: Ctx, page: PageRequest, query: { updated_after?: string }) => Promise<Page<T>>;
+  /** The record, or its JSON text as PostgreSQL built it (answered as it is). */
+  get: (ctx: Ctx, id: string) => Promise<T | JsonText<T>>;
+  page: (ctx: Ctx, page: PageRequest, query: { updated_after?: string }) => Promise<Page<T | JsonText<T>>>;
 }
 
 const doc = ({ summary, description }: Doc) => ({ summary, ...(description !== undefined && { description }) });
@@ -73,7 +75,7 @@ export function catalogRoutes<T extends { id: string }, C extends TObject, U ext
       params: IdParams,
       response: { 200: One(s.schema, `The ${s.one}.`), ...problems(...GET_ERRORS) },
     }),
-    async (req) => ({ data: await s.get(ctxOf(req), req.params.id), request_id: req.id }),
+    async (req, reply) => respond(reply, req.id, await s.get(ctxOf(req), req.params.id)),
   );
   app.post(
     s.path,

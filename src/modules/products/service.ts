@@ -6,8 +6,8 @@ import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
 import { catalogKind, lockNative, newReviewable, pendingChanges } from '../catalog/kind.ts';
 import { replaceLinks } from '../catalog/links.ts';
-import { loadProducts, presentProduct, type Product } from './presenter.ts';
-import { productRows, selectVariantKeys, type ProductRow } from './queries.ts';
+import type { Product } from './presenter.ts';
+import { loadProducts, productRows, selectVariantKeys, type ProductRow } from './queries.ts';
 import type { ProductCreate, ProductPatch } from './schemas.ts';
 import { checkSkusFree, skuTakenMeanwhile, variantIdProblems, variantProblems } from './validation.ts';
 import { replaceVariants } from './variants.ts';
@@ -23,7 +23,8 @@ export const {
   what: 'product',
   load: async (db, scope, id) => (await loadProducts(db, scope, [id]))[0],
   selectPage: productRows.selectPage,
-  present: async (_db, _scope, rows) => rows.map(presentProduct),
+  // The page's products as PostgreSQL built them: answered as they are.
+  present: async (_db, _scope, rows) => rows.map((row) => row.json),
 });
 
 export async function createProduct(ctx: Ctx, input: ProductCreate): Promise<Product> {
