@@ -93,8 +93,19 @@ export async function startProcess(name: string, args: string[], env: Record<str
   };
 }
 
+/** The V8 flags `npm start` gives the service (package.json), so the benchmark measures what runs. */
+export const START_FLAGS: string[] = (() => {
+  const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+})();
+
 export const startService = (name: string, port: number, env: Record<string, string>, nodeArgs: string[] = []) =>
-  startProcess(name, [...nodeArgs, 'src/main.ts'], serviceEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }), env.ROLE === 'worker' ? null : port);
+  startProcess(
+    name,
+    [...START_FLAGS, ...nodeArgs, 'src/main.ts'],
+    serviceEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }),
+    env.ROLE === 'worker' ? null : port,
+  );
 
 export const startBaselineProcess = (port: number, databaseUrl: string, merchantId: string) =>
   startProcess('baseline', ['bench/baseline.ts'], { ...serviceEnv({}), PORT: String(port), DATABASE_URL: databaseUrl, MERCHANT_ID: merchantId }, port);

@@ -9,13 +9,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_PARSERS, pgliteDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { API_KEY, TIERS, tierStatements } from './data.ts';
-import { PORTS, ROOT, getJson, loadAverage, log, rss, sleep, startService, table, wrk, type Server } from './common.ts';
+import { PORTS, ROOT, START_FLAGS, getJson, loadAverage, log, rss, sleep, startService, table, wrk, type Server } from './common.ts';
 
 const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 3);
 const API = '/api/integrations/v1';
-const START_FLAGS = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string)
-  .split(/\s+/)
-  .filter((a) => a.startsWith('--'));
 
 export interface RssRow {
   database: string;
@@ -53,7 +50,7 @@ async function pgliteTier(): Promise<string> {
 export async function runRss(postgresUrl: string, tierName: string): Promise<RssRow[]> {
   const rows: RssRow[] = [];
   log(`rss: ${RSS_SECONDS} s of each list/get endpoint per database, node ${START_FLAGS.join(' ')} src/main.ts (load average ${loadAverage()})`);
-  const service = await startService('service', PORTS.service, { ROLE: 'api', DATABASE_URL: postgresUrl }, START_FLAGS);
+  const service = await startService('service', PORTS.service, { ROLE: 'api', DATABASE_URL: postgresUrl });
   try {
     rows.push(await measure(`PostgreSQL (${tierName} tier), ROLE=api`, service));
   } finally {
@@ -62,7 +59,7 @@ export async function runRss(postgresUrl: string, tierName: string): Promise<Rss
   const started = Date.now();
   const dir = await pgliteTier();
   log(`  PGlite: 10k tier loaded by SQL in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  const embedded = await startService('service (PGlite)', PORTS.pglite, { DATA_DIR: dir }, START_FLAGS);
+  const embedded = await startService('service (PGlite)', PORTS.pglite, { DATA_DIR: dir });
   try {
     rows.push(await measure('PGlite (10k tier), one process with both roles', embedded));
   } finally {
