@@ -9,7 +9,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLITE_PARSERS, pgliteDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { API_KEY, TIERS, tierStatements } from './data.ts';
-import { PORTS, ROOT, START_FLAGS, getJson, loadAverage, log, rss, sleep, startService, table, wrk, type Server } from './common.ts';
+import { PORTS, START_FLAGS, getJson, loadAverage, log, rss, sleep, startService, table, wrk, type Server } from './common.ts';
 
 const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 3);
 const API = '/api/integrations/v1';
