@@ -8,6 +8,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | null;
+  /** PostgreSQL: run often-used statements as named prepared statements (off behind a transaction-mode pooler). */
+  databasePreparedStatements: boolean;
   dataDir: string;
   platformAdminToken: string | null;
   redisUrl: string | null;
@@ -133,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       'postgres://user:password@host:5432/dbname',
       'to use the embedded database under DATA_DIR',
     ),
+    databasePreparedStatements: bool('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
     dataDir: env.DATA_DIR?.trim() || './data',
     platformAdminToken: env.PLATFORM_ADMIN_TOKEN || null,
     redisUrl: url('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', 'to keep rate-limit counts in this process'),

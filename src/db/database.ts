@@ -58,7 +58,13 @@ export function isConnectionFailure(err: unknown): boolean {
   return false;
 }
 
-export function postgresDatabase(url: string, poolSize = 10, onQuery?: QueryListener, onConnectionError: (err: Error) => void = () => {}): DatabaseHandle {
+export function postgresDatabase(
+  url: string,
+  poolSize = 10,
+  onQuery?: QueryListener,
+  onConnectionError: (err: Error) => void = () => {},
+  preparedStatements = true,
+): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -74,7 +80,7 @@ export function postgresDatabase(url: string, poolSize = 10, onQuery?: QueryList
   const names = new StatementNames();
   pool.on('connect', (client) => {
     client.on('error', onConnectionError);
-    preparing(client, names);
+    if (preparedStatements) preparing(client, names);
   });
   pool.on('error', onConnectionError);
   // Failing to get a connection at all is "unavailable", whatever the server's reason (refusing
@@ -184,10 +190,11 @@ export const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_
 
 export async function openDatabase(options: {
   databaseUrl: string | null;
+  databasePreparedStatements?: boolean;
   dataDir: string;
   onConnectionError?: (err: Error) => void;
 }): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return postgresDatabase(options.databaseUrl, 10, undefined, options.onConnectionError);
+  if (options.databaseUrl) return postgresDatabase(options.databaseUrl, 10, undefined, options.onConnectionError, options.databasePreparedStatements ?? true);
   const release = lockDataDir(options.dataDir);
   try {
     const pglite = new PGlite(path.join(options.dataDir, 'pgdata'), { parsers: PGLITE_PARSERS, startParams: PGLITE_START_PARAMS });

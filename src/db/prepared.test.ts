@@ -40,4 +40,16 @@ describe.runIf(onPostgres())('statements prepared by name', () => {
     }
     expect((await prepared()).length).toBe(MAX_NAMED);
   });
+
+  it('DATABASE_PREPARED_STATEMENTS=false (a transaction-mode pooler): every statement runs unnamed', async () => {
+    const unnamed = postgresDatabase(t.url!, 1, undefined, undefined, false);
+    try {
+      for (let run = 0; run < PREPARE_AFTER + 2; run++) {
+        expect((await sql<{ n: number }>`select ${run}::int * 2 as n`.execute(unnamed.db)).rows).toEqual([{ n: run * 2 }]);
+      }
+      expect((await sql<{ count: string }>`select count(*) from pg_prepared_statements`.execute(unnamed.db)).rows[0].count).toBe('0');
+    } finally {
+      await unnamed.close();
+    }
+  });
 });
