@@ -3,7 +3,7 @@
 // rebuilt and recompiled per request was the biggest part of a read's own CPU. A fragment without
 // values is compiled here once, when the module loads, and then takes part in statements as one
 // piece of raw text.
-import { PostgresQueryCompiler, createQueryId, sql, type RawBuilder } from 'kysely';
+import { PostgresQueryCompiler, createQueryId, sql, type Expression, type RawBuilder } from 'kysely';
 
 const compiler = new PostgresQueryCompiler();
 
@@ -13,3 +13,11 @@ export function frozen<T>(fragment: RawBuilder<T>): RawBuilder<T> {
   if (compiled.parameters.length > 0) throw new Error(`a frozen SQL fragment cannot carry values: ${compiled.sql}`);
   return sql.raw<T>(compiled.sql);
 }
+
+/** `json_build_object('key', value, …)`, keys in the order of `fields`. */
+export const jsonObject = (fields: Record<string, Expression<unknown>>) =>
+  sql`json_build_object(${sql.join(Object.entries(fields).map(([key, value]) => sql`${sql.lit(key)}, ${value}`))})`;
+
+/** Columns of the row `alias` under the names a record shows them by: `{ shown_name: 'column' }`. */
+export const columnsOf = (alias: string, names: Record<string, string>): Record<string, Expression<unknown>> =>
+  Object.fromEntries(Object.entries(names).map(([shown, column]) => [shown, sql.ref(`${alias}.${column}`)]));

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { frozen } from '../../db/fragment.ts';
+import { columnsOf, frozen, jsonObject } from '../../db/fragment.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 import type { LocatedEvent } from '../../events/outbox.ts';
@@ -34,16 +34,15 @@ export const levelKey = (variantId: string, locationId: string) => `${variantId}
  * variant.
  */
 const inventoryJson = (level: string, variant: string) =>
-  frozen(sql<JsonText<InventoryRow>>`json_build_object(
-  'id', ${sql.ref(`${level}.id`)},
-  'variant_id', ${sql.ref(`${level}.variant_id`)},
-  'product_id', ${sql.ref(`${variant}.product_id`)},
-  'sku', ${sql.ref(`${variant}.sku`)},
-  'fulfillment_location_id', ${sql.ref(`${level}.location_id`)},
-  'on_hand', ${sql.ref(`${level}.on_hand`)},
-  'committed', ${sql.ref(`${level}.committed`)},
-  'available', ${sql.ref(`${level}.on_hand`)} - ${sql.ref(`${level}.committed`)},
-  'updated_at', ${isoSql(`${level}.updated_at`)})::text`);
+  frozen(
+    sql<JsonText<InventoryRow>>`${jsonObject({
+      ...columnsOf(level, { id: 'id', variant_id: 'variant_id' }),
+      ...columnsOf(variant, { product_id: 'product_id', sku: 'sku' }),
+      ...columnsOf(level, { fulfillment_location_id: 'location_id', on_hand: 'on_hand', committed: 'committed' }),
+      available: sql`${sql.ref(`${level}.on_hand`)} - ${sql.ref(`${level}.committed`)}`,
+      updated_at: isoSql(`${level}.updated_at`),
+    })}::text`,
+  );
 const LEVEL_JSON = inventoryJson('inventory_levels', 'variants');
 const MOVED_LEVEL_JSON = inventoryJson('level', 'variants');
 

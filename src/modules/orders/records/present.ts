@@ -2,8 +2,8 @@
 // keys in the schema's order, values by the wire rules of src/http/serialize.ts): read routes answer
 // the text as it is, writes and events parse it. And the fulfillment state an order's lines make
 // (shown as `fulfillment_status`).
-import { sql } from 'kysely';
-import { frozen } from '../../../db/fragment.ts';
+import { sql, type Expression } from 'kysely';
+import { columnsOf, frozen, jsonObject } from '../../../db/fragment.ts';
 import { sameMerchantAs } from '../../../db/scope.ts';
 import { isoSql, moneySql, type JsonText } from '../../../http/serialize.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, type Fulfillment, type Order, type OrderFulfillmentState } from './schemas.ts';
@@ -26,10 +26,7 @@ export function group<T, K>(rows: T[], key: (r: T) => K): Map<K, T[]> {
 
 /** `{ name: column->'name', … }`: every field present, null when the stored object lacks it. */
 const textFields = (column: string, fields: readonly string[]) =>
-  sql.join(
-    fields.map((f) => sql`${sql.lit(f)}, ${sql.ref(column)}->${sql.lit(f)}`),
-    sql`, `,
-  );
+  jsonObject(Object.fromEntries(fields.map((f) => [f, sql`${sql.ref(column)}->${sql.lit(f)}`])));
 
 /**
  * The order (table `orders`) as the API shows it. Its lines come from the lateral `lines` (orderLines
@@ -43,8 +40,8 @@ export const orderJson = frozen(sql<JsonText<Order>>`json_build_object(
   'fulfillment_location_id', orders.fulfillment_location_id,
   'currency', orders.currency,
   'total_price', ${moneySql('orders.total_price')},
-  'customer', json_build_object(${textFields('orders.customer', CUSTOMER_FIELDS)}),
-  'shipping_address', json_build_object(${textFields('orders.shipping_address', ADDRESS_FIELDS)}),
+  'customer', ${textFields('orders.customer', CUSTOMER_FIELDS)},
+  'shipping_address', ${textFields('orders.shipping_address', ADDRESS_FIELDS)},
   'line_items', coalesce(lines.items, '[]'),
   'fulfillment_summary', json_build_object(
     'fulfilled_quantity', coalesce(lines.fulfilled, 0),
@@ -74,21 +71,22 @@ export const orderLinesJson = frozen(
  * The fulfillment (the row `f`, a table or a CTE with the fulfillments columns) as the API shows it,
  * with `items` (a JSON array of { merchant_order_item_id, quantity }).
  */
-export const fulfillmentJson = (f: string, items: ReturnType<typeof sql>) => sql<JsonText<Fulfillment>>`json_build_object(
-  'id', ${sql.ref(`${f}.id`)},
-  'merchant_order_id', ${sql.ref(`${f}.order_id`)},
-  'fulfillment_location_id', ${sql.ref(`${f}.fulfillment_location_id`)},
-  'status', ${sql.ref(`${f}.status`)},
-  'carrier_name', ${sql.ref(`${f}.carrier_name`)},
-  'service_level', ${sql.ref(`${f}.service_level`)},
-  'tracking', case when ${sql.ref(`${f}.tracking_number`)} is null then null else json_build_object(
-    'tracking_number', ${sql.ref(`${f}.tracking_number`)},
-    'tracking_url', ${sql.ref(`${f}.tracking_url`)},
-    'carrier_name', ${sql.ref(`${f}.tracking_carrier_name`)},
-    'service_level', ${sql.ref(`${f}.tracking_service_level`)}) end,
-  'items', ${items},
-  'created_at', ${isoSql(`${f}.created_at`)},
-  'updated_at', ${isoSql(`${f}.updated_at`)})::text`;
+export const fulfillmentJson = (f: string, items: Expression<unknown>) =>
+  sql<JsonText<Fulfillment>>`${jsonObject({
+    ...columnsOf(f, { id: 'id', merchant_order_id: 'order_id', fulfillment_location_id: 'fulfillment_location_id', status: 'status' }),
+    ...columnsOf(f, { carrier_name: 'carrier_name', service_level: 'service_level' }),
+    tracking: sql`case when ${sql.ref(`${f}.tracking_number`)} is null then null else ${jsonObject(
+      columnsOf(f, {
+        tracking_number: 'tracking_number',
+        tracking_url: 'tracking_url',
+        carrier_name: 'tracking_carrier_name',
+        service_level: 'tracking_service_level',
+      }),
+    )} end`,
+    items,
+    created_at: isoSql(`${f}.created_at`),
+    updated_at: isoSql(`${f}.updated_at`),
+  })}::text`;
 
 /** A stored fulfillment's items as JSON, in their order. */
 const fulfillmentItems = (f: string) => sql`(
