@@ -2,6 +2,7 @@
 // test), stock, orders and fulfillments. Connected products, which may repeat a native SKU, come
 // from the operator's connected sync (syncConnectedProduct). No fixture inserts rows directly.
 import { randomBytes } from 'node:crypto';
+import { WAREHOUSE_PRESET } from '../src/http/scopes.ts';
 import { json, portalJson, type TestApp, type TestMerchant } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
@@ -95,15 +96,8 @@ export async function events(t: TestApp, merchantId: string, type?: string) {
   return q.orderBy('created_at').orderBy('id').execute();
 }
 
-export const WAREHOUSE = [
-  'orders.read',
-  'products.read',
-  'inventory.read',
-  'fulfillments.read',
-  'inventory.adjust',
-  'fulfillments.create',
-  'fulfillments.tracking.write',
-];
+/** The Warehouse preset's scopes (src/http/scopes.ts names them). */
+export const WAREHOUSE: string[] = [...WAREHOUSE_PRESET];
 
 /** A signed-in portal session: the cookie and the CSRF token its writes carry. */
 export interface PortalSession {

@@ -9,21 +9,13 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client, type Fulfillment, type InventoryRow, type Order } from 'merchant-integration-sdk';
-import { startLiveServer, waitFor, type LiveServer } from '../../../test/live-server.ts';
+import { startLiveServer, stockedProduct, waitFor, type LiveServer } from '../../../test/live-server.ts';
 import { startWebhookTap, type WebhookTap } from '../../../test/receiver.ts';
+import { WAREHOUSE } from '../../../test/fixtures.ts';
 import { startConnector, type Connector, type ConnectorOptions, type ConnectorStats } from '../src/connector.ts';
 import type { ShipRequest, StockMovement, Warehouse } from '../src/warehouse.ts';
 import type { Tracking } from '../src/store.ts';
 
-const WAREHOUSE_SCOPES = [
-  'orders.read',
-  'products.read',
-  'inventory.read',
-  'fulfillments.read',
-  'inventory.adjust',
-  'fulfillments.create',
-  'fulfillments.tracking.write',
-];
 const WAREHOUSE_EVENTS = ['order.created', 'order.updated', 'order.cancelled', 'fulfillment.created', 'fulfillment.updated', 'inventory.updated'];
 
 /** An in-memory WMS that records every ship request. */
@@ -127,46 +119,24 @@ const deliveries = () => server.operator<Delivery[]>('GET', `/merchants/${mercha
 beforeAll(async () => {
   server = await startLiveServer({ webhookRetrySchedule: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1] });
   // Onboarding through the operator API.
-  merchantId = (await server.operator<{ id: string }>('POST', '/merchants', { name: 'Connector e2e' }, 201)).id;
-  A = (await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name: 'Warehouse A' }, 201)).id;
-  B = (await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name: 'Store B' }, 201)).id;
-  const adminKey = (
-    await server.operator<{ secret: string }>(
-      'POST',
-      `/merchants/${merchantId}/api-keys`,
-      { label: 'admin', scopes: [...WAREHOUSE_SCOPES, 'products.write'] },
-      201,
-    )
-  ).secret;
-  warehouseKey = (
-    await server.operator<{ secret: string }>(
-      'POST',
-      `/merchants/${merchantId}/api-keys`,
-      { label: 'warehouse A', scopes: WAREHOUSE_SCOPES, location_ids: [A] },
-      201,
-    )
-  ).secret;
+  const merchant = await server.merchant('Connector e2e', ['Warehouse A', 'Store B']);
+  merchantId = merchant.id;
+  [A, B] = merchant.locations;
+  const adminKey = await merchant.key('admin', [...WAREHOUSE, 'products.write']);
+  warehouseKey = await merchant.key('warehouse A', WAREHOUSE, [A]);
   admin = createClient({ baseUrl: server.baseUrl, apiKey: adminKey, fetch: server.fetch });
-  const product = await admin.createProduct({
-    body: {
-      title: 'Camp set',
-      variants: [
-        { sku: 'E2E-MUG', price: 8, option1: 'Mug' },
-        { sku: 'E2E-CAP', price: 15, option1: 'Cap' },
-      ],
-    },
-  });
-  [mug, cap] = product.data.variants.map((v) => v.id);
-  await admin.adjustInventory({
-    body: {
-      adjustments: [
-        { sku: 'E2E-MUG', fulfillment_location_id: A, adjustment: 50 },
-        { sku: 'E2E-CAP', fulfillment_location_id: A, adjustment: 50 },
-        { sku: 'E2E-MUG', fulfillment_location_id: B, adjustment: 20 },
-        { sku: 'E2E-CAP', fulfillment_location_id: B, adjustment: 10 },
-      ],
-    },
-  });
+  [mug, cap] = await stockedProduct(
+    admin,
+    'Camp set',
+    [
+      { sku: 'E2E-MUG', price: 8, option1: 'Mug' },
+      { sku: 'E2E-CAP', price: 15, option1: 'Cap' },
+    ],
+    [
+      [A, [50, 50]],
+      [B, [20, 10]],
+    ],
+  );
 });
 afterAll(async () => {
   await tap?.close();

@@ -3,24 +3,14 @@
 // fetches through `server.fetch`, which fails on any answer that breaks the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, createClient, isApiError, type Client, type Order, type ResponseInfo } from 'merchant-integration-sdk';
-import { startLiveServer, type LiveServer } from '../../../test/live-server.ts';
+import { startLiveServer, stockedProduct, type LiveServer } from '../../../test/live-server.ts';
+import { WAREHOUSE } from '../../../test/fixtures.ts';
 
 let server: LiveServer;
 let merchantId: string;
 let locations: string[];
 let adminKey: string;
 let variantIds: string[];
-
-const ALL_SCOPES = [
-  'orders.read',
-  'products.read',
-  'products.write',
-  'inventory.read',
-  'inventory.adjust',
-  'fulfillments.read',
-  'fulfillments.create',
-  'fulfillments.tracking.write',
-];
 
 function sdk(extra: Partial<Parameters<typeof createClient>[0]> = {}): Client {
   return createClient({ baseUrl: server.baseUrl, apiKey: adminKey, fetch: server.fetch, ...extra });
@@ -54,24 +44,18 @@ function problem(status: number, code: string, headers: Record<string, string> =
 
 beforeAll(async () => {
   server = await startLiveServer();
-  const merchant = await server.operator<{ id: string }>('POST', '/merchants', { name: 'SDK merchant' }, 201);
-  merchantId = merchant.id;
-  locations = [];
-  for (const name of ['North', 'South'])
-    locations.push((await server.operator<{ id: string }>('POST', `/merchants/${merchantId}/locations`, { name }, 201)).id);
-  adminKey = (await server.operator<{ secret: string }>('POST', `/merchants/${merchantId}/api-keys`, { label: 'sdk', scopes: ALL_SCOPES }, 201)).secret;
-  const client = sdk();
-  const product = await client.createProduct({
-    body: {
-      title: 'Canvas tote',
-      variants: [
-        { sku: 'TOTE-RED', price: 12.5, option1: 'Red' },
-        { sku: 'TOTE-BLUE', price: 12.5, option1: 'Blue' },
-      ],
-    },
-  });
-  variantIds = product.data.variants.map((v) => v.id);
-  await client.adjustInventory({ body: { adjustments: locations.map((l) => ({ variant_id: variantIds[0], fulfillment_location_id: l, adjustment: 100 })) } });
+  const merchant = await server.merchant('SDK merchant', ['North', 'South']);
+  ({ id: merchantId, locations } = merchant);
+  adminKey = await merchant.key('sdk', [...WAREHOUSE, 'products.write']);
+  variantIds = await stockedProduct(
+    sdk(),
+    'Canvas tote',
+    [
+      { sku: 'TOTE-RED', price: 12.5, option1: 'Red' },
+      { sku: 'TOTE-BLUE', price: 12.5, option1: 'Blue' },
+    ],
+    locations.map((l) => [l, [100, 0]]),
+  );
 });
 afterAll(async () => server?.close());
 

@@ -1,5 +1,6 @@
 // Connected sync over HTTP: records from an external source beside native ones, read-only here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../http/scopes.ts';
 import { json, problem, startTestApp, type ResponseBody, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
@@ -8,16 +9,8 @@ let key: string;
 let tag: string;
 let sync: ResponseBody<'syncConnectedSource', 200>['data'];
 
-const ALL = [
-  'products.read',
-  'products.write',
-  'products.submit',
-  'collections.read',
-  'collections.write',
-  'collections.submit',
-  'social_videos.read',
-  'social_videos.write',
-];
+/** Every catalog scope: products, collections and social videos. */
+const ALL = SCOPES.filter((s) => /^(products|collections|social_videos)\./.test(s));
 
 beforeAll(async () => {
   t = await startTestApp();
