@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, onPostgres, OPERATOR_TOKEN, startMerchantApp, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { addStock, fulfil, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from './fixtures.ts';
 import { waitFor } from './wait.ts';
 
@@ -14,9 +14,7 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
   let p: MadeProduct;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    m = await t.merchant({ locations: 1 });
-    key = await m.key(WAREHOUSE);
+    ({ t, m, key } = await startMerchantApp({ locations: 1, scopes: WAREHOUSE }));
     p = await makeProduct(t, m, 'Race', [
       { sku: 'CON-A', price: 2 },
       { sku: 'CON-B', price: 3 },

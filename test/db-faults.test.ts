@@ -8,7 +8,7 @@ import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_URL, json, onPostgres, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { ADMIN_URL, json, onPostgres, OPERATOR_TOKEN, startMerchantApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { makeProduct, WAREHOUSE, type MadeProduct } from './fixtures.ts';
 import { startReceiver } from './receiver.ts';
 import { waitFor } from './wait.ts';
@@ -116,9 +116,7 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
   let database: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    m = await t.merchant({ locations: 1 });
-    key = await m.key(WAREHOUSE);
+    ({ t, m, key } = await startMerchantApp({ locations: 1, scopes: WAREHOUSE }));
     p = await makeProduct(t, m, 'Faults', [
       { sku: 'FAULT-1', price: 1 },
       { sku: 'FAULT-2', price: 1 },

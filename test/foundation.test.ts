@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockDataDir } from '../src/db/database.ts';
-import { expectProblem, json, startTestApp, untypedJson, walk, type TestApp, type TestMerchant } from './helpers.ts';
+import { ISO_TIMESTAMP, expectProblem, json, startTestApp, untypedJson, walk, type TestApp, type TestMerchant } from './helpers.ts';
 import type { DocumentShape } from './contract.ts';
 
 let t: TestApp;
@@ -43,7 +43,7 @@ describe('authentication', () => {
     expect(res.data.location_ids).toBeNull();
     expect(json(await t.api(res.data.secret, 'GET', '/tags'), 200, 'listTags').data).toEqual([]);
     const revoked = json(await m.op('DELETE', `/api-keys/${res.data.id}`), 200, 'revokeApiKey').data;
-    expect(revoked.revoked_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(revoked.revoked_at).toMatch(ISO_TIMESTAMP);
     expect(revoked.last_used_at).not.toBeNull();
     expect(revoked).not.toHaveProperty('secret');
     expectProblem(await t.api(res.data.secret, 'GET', '/tags'), 401, 'unauthorized');

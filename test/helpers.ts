@@ -18,6 +18,8 @@ import type { Logger } from 'pino';
 
 export const OPERATOR_TOKEN = 'test-operator-token';
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** A timestamp as the API writes it: UTC, milliseconds, `Z`. */
+export const ISO_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 export const dbKind = () => inject('dbKind');
 export const onPostgres = () => inject('dbKind') === 'postgres';
 
@@ -188,6 +190,24 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
   };
 }
 
+export interface MerchantAppOptions {
+  config?: Partial<Config>;
+  /** The merchant's locations (2 unless given). */
+  locations?: number;
+}
+
+/**
+ * The start of most suites: an app and one merchant, created through the operator API; with
+ * `scopes`, also a key of the merchant holding them (its secret as `key`).
+ */
+export async function startMerchantApp(options: MerchantAppOptions & { scopes: readonly string[] }): Promise<{ t: TestApp; m: TestMerchant; key: string }>;
+export async function startMerchantApp(options?: MerchantAppOptions): Promise<{ t: TestApp; m: TestMerchant }>;
+export async function startMerchantApp(options: MerchantAppOptions & { scopes?: readonly string[] } = {}) {
+  const t = await startTestApp(options.config);
+  const m = await t.merchant({ locations: options.locations });
+  return { t, m, ...(options.scopes ? { key: await m.key([...options.scopes]) } : {}) };
+}
+
 // ── Reading answers, typed from the published documents ────────────────────────────────────────
 // `json(res, 201, 'createFulfillment')` asserts the status, checks that the answer came from that
 // operation's route, and returns the body typed as the document says that status answers
@@ -302,6 +322,13 @@ export async function walk(t: TestApp, key: string, path: string, limit: number)
     pages++;
   } while (cursor);
   return { ids, pages };
+}
+
+/** How many statements the database ran for `request` (for no-N+1 checks: a list's count must not grow with its page size). */
+export async function countStatements(t: TestApp, request: () => Promise<unknown>): Promise<number> {
+  t.database.queries.length = 0;
+  await request();
+  return t.database.queries.length;
 }
 
 /** A problem+json answer with this status and code, its type and request_id as the contract says; returns it. */

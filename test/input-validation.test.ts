@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../src/http/scopes.ts';
 import { validatorCompiler } from '../src/http/validation.ts';
 import { fingerprint } from './fingerprint.ts';
-import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, startMerchantApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -12,9 +12,7 @@ let key: string;
 let variantId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.merchant({ locations: 1 });
-  key = await m.key([...SCOPES]);
+  ({ t, m, key } = await startMerchantApp({ locations: 1, scopes: SCOPES }));
   const product = json(
     await t.api(key, 'POST', '/products', { title: 'Plain', variants: [{ sku: 'PLAIN-1', price: 1, inventory_policy: 'continue' }] }),
     201,

@@ -1,7 +1,7 @@
 // The warehouse writes and lists are set-based: the number of statements a request runs does not
 // grow with its size (issue #14). Counted from the statements the test database records; not timed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, startMerchantApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { fulfil, makeProduct, placeOrder, WAREHOUSE } from './fixtures.ts';
 
 let t: TestApp;
@@ -11,9 +11,7 @@ let variants: { id: string }[] = [];
 
 beforeAll(async () => {
   // The request log writes its buffered entries in batches, whenever a batch is due: not counted here.
-  t = await startTestApp({ requestLogEnabled: false });
-  m = await t.merchant({ locations: 1 });
-  key = await m.key(WAREHOUSE);
+  ({ t, m, key } = await startMerchantApp({ config: { requestLogEnabled: false }, locations: 1, scopes: WAREHOUSE }));
   // 300 variants (a product has at most 100), stock that never runs short.
   for (const n of [0, 1, 2]) {
     const spec = Array.from({ length: 100 }, (_, i) => ({ sku: `SC-${n}-${i}`, price: 1, inventory_policy: 'continue' as const, option1: `V${i}` }));

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryWake, type DeliveryWake } from '../src/events/wake.ts';
 import { startWorker, type Worker } from '../src/events/worker.ts';
-import { json, shutDown, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, shutDown, startMerchantApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 
 const POLL_MS = 60_000;
@@ -19,9 +19,11 @@ let receiver: Receiver;
 const log = pino({ level: 'silent' });
 
 beforeAll(async () => {
-  t = await startTestApp({ workerPollMs: POLL_MS, webhookRetrySchedule: [1], webhookTimeoutMs: 5_000 });
-  m = await t.merchant({ locations: 1 });
-  key = await m.key(['products.write']);
+  ({ t, m, key } = await startMerchantApp({
+    config: { workerPollMs: POLL_MS, webhookRetrySchedule: [1], webhookTimeoutMs: 5_000 },
+    locations: 1,
+    scopes: ['products.write'],
+  }));
   wake = deliveryWake(t.database, log);
   worker = startWorker(t.database.db, t.config, log, { wake });
   receiver = await startReceiver();

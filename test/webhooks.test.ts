@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../src/events/worker.ts';
 import { createTransport } from '../src/events/transport.ts';
-import { json, shutDown, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, shutDown, startMerchantApp, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
 import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 import { verify } from './webhook-signature.ts';
 import { receivingEndpoint } from './fixtures.ts';
@@ -19,9 +19,12 @@ let worker: Worker;
 const log = pino({ level: 'silent' });
 
 beforeAll(async () => {
-  t = await startTestApp({ webhookRetrySchedule: [0, 0], webhookTimeoutMs: 2000 }); // a timeout with room for a loaded machine (the worker shares its event loop with PGlite)
-  m = await t.merchant({ locations: 2 });
-  key = await m.key(['products.write', 'products.read']);
+  ({ t, m, key } = await startMerchantApp({
+    // A timeout with room for a loaded machine (the worker shares its event loop with PGlite).
+    config: { webhookRetrySchedule: [0, 0], webhookTimeoutMs: 2000 },
+    locations: 2,
+    scopes: ['products.write', 'products.read'],
+  }));
   worker = startWorker(t.database.db, t.config, log, { autoStart: false });
 });
 afterEach(async () => receiver?.close());

@@ -1,6 +1,6 @@
 // /collections over HTTP: native manual collections, pending edits, full-set links, review.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -10,9 +10,7 @@ let tag: string;
 let sync: { collections: { ids: Record<string, string> } };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.merchant();
-  key = await m.key(['products.read', 'products.write', 'collections.read', 'collections.write', 'collections.submit']);
+  ({ t, m, key } = await startMerchantApp({ scopes: ['products.read', 'products.write', 'collections.read', 'collections.write', 'collections.submit'] }));
   tag = json(await m.op('POST', '/tags', { name: 'sale' }), 201, 'createTag').data.id;
   product = json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201, 'createProduct').data;
   // A connected collection, for the other-merchant check below.

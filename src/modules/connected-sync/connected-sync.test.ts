@@ -1,7 +1,7 @@
 // Connected sync over HTTP: records from an external source beside native ones, read-only here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../http/scopes.ts';
-import { json, problem, startTestApp, type ResponseBody, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, problem, startMerchantApp, type ResponseBody, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -13,9 +13,7 @@ let sync: ResponseBody<'syncConnectedSource', 200>['data'];
 const ALL = SCOPES.filter((s) => /^(products|collections|social_videos)\./.test(s));
 
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.merchant();
-  key = await m.key(ALL);
+  ({ t, m, key } = await startMerchantApp({ scopes: ALL }));
   tag = json(await m.op('POST', '/tags', { name: 'sale' }), 201, 'createTag').data.id;
   // A native product, listed beside the connected one.
   json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201, 'createProduct');

@@ -1,7 +1,7 @@
 // The portal's events page over HTTP: recent events with their payload and the endpoints each went to,
 // filtered by type and paged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, portalJson, problem, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../../test/receiver.ts';
 import { portalCall, portalUser, syncConnectedProduct, type PortalSession } from '../../../test/fixtures.ts';
 
@@ -14,8 +14,7 @@ let variantId: string;
 const call = (method: string, url: string, payload?: unknown) => portalCall(t, s, method, url, payload);
 
 beforeAll(async () => {
-  t = await startTestApp({ webhookRetrySchedule: [0, 0] });
-  m = await t.merchant({ locations: 2 });
+  ({ t, m } = await startMerchantApp({ config: { webhookRetrySchedule: [0, 0] }, locations: 2 }));
   s = await portalUser(t, m, 'ops@events.test');
   const productId = await syncConnectedProduct(m, 'Mug', [{ sku: 'MUG', price: 12, inventory_policy: 'continue' }]);
   variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', productId).executeTakeFirstOrThrow()).id;

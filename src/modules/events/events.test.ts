@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, emitEvent } from '../../events/outbox.ts';
 import { decodePosition, type EventEnvelope } from '../../events/envelope.ts';
 import { SCOPES } from '../../http/scopes.ts';
-import { json, startTestApp, untypedJson, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, startMerchantApp, untypedJson, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import type { DocumentNode, DocumentShape } from '../../../test/contract.ts';
 import { fulfil, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
 import { merchantScope } from '../../db/scope.ts';
@@ -65,9 +65,7 @@ async function follow(key: string, query = '', limit = 250): Promise<Feed[]> {
 }
 
 beforeAll(async () => {
-  t = await startTestApp({ eventRetentionDays: 30 });
-  m = await t.merchant({ locations: 2 });
-  all = await m.key([...SCOPES]);
+  ({ t, m, key: all } = await startMerchantApp({ config: { eventRetentionDays: 30 }, locations: 2, scopes: SCOPES }));
   p = await makeProduct(t, m, 'Feed Tee', [{ sku: 'FEED-1', price: 5, inventory_policy: 'continue' }]);
   await adjust(all, p.variants[0].id, m.locations[0], 10);
   await adjust(all, p.variants[0].id, m.locations[1], 20);

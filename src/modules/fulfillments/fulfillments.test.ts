@@ -1,18 +1,15 @@
 // Fulfillments and tracking, including Idempotency-Key behaviour and scope aliases.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { countStatements, ISO_TIMESTAMP, json, startMerchantApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { addStock, events, fulfil, ledger, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
 let key: string;
 let p: MadeProduct;
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.merchant({ locations: 2 });
-  key = await m.key(WAREHOUSE);
+  ({ t, m, key } = await startMerchantApp({ locations: 2, scopes: WAREHOUSE }));
   p = await makeProduct(t, m, 'Fulfil Tee', [
     { sku: 'FUL-A', price: 10 },
     { sku: 'FUL-B', price: 20, inventory_policy: 'continue' },
@@ -51,8 +48,8 @@ describe('POST /fulfillments', () => {
       service_level: 'ground',
       tracking: null,
       items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 2 }],
-      created_at: expect.stringMatching(ISO),
-      updated_at: expect.stringMatching(ISO),
+      created_at: expect.stringMatching(ISO_TIMESTAMP),
+      updated_at: expect.stringMatching(ISO_TIMESTAMP),
     });
     expect(json(await t.api(key, 'GET', `/fulfillments/${f.id}`), 200, 'getFulfillment').data).toEqual(f);
     expect(await level(p.variants[0].id)).toMatchObject({ on_hand: before.on_hand - 2, committed: before.committed - 2 });
@@ -210,7 +207,7 @@ describe('POST /fulfillments/:id/tracking', () => {
       ...f,
       status: 'shipped',
       tracking: { tracking_number: '1Z999', tracking_url: 'https://track.example.com/1Z999', carrier_name: 'UPS', service_level: 'express' },
-      updated_at: expect.stringMatching(ISO),
+      updated_at: expect.stringMatching(ISO_TIMESTAMP),
     });
     expect(shipped.updated_at > f.updated_at).toBe(true);
     const replaced = json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'ABC' }), 200, 'attachTracking').data;
@@ -273,12 +270,9 @@ describe('GET /fulfillments', () => {
       all.filter((f: { fulfillment_location_id: string }) => f.fulfillment_location_id === mm.locations[0]),
     );
 
-    t.database.queries.length = 0;
-    json(await t.api(k, 'GET', '/fulfillments?limit=1'), 200, 'listFulfillments');
-    const few = t.database.queries.length;
-    t.database.queries.length = 0;
-    json(await t.api(k, 'GET', '/fulfillments?limit=5'), 200, 'listFulfillments');
-    expect(t.database.queries.length).toBe(few);
+    const page = (limit: number) => countStatements(t, async () => json(await t.api(k, 'GET', `/fulfillments?limit=${limit}`), 200, 'listFulfillments'));
+    const few = await page(1);
+    expect(await page(5)).toBe(few);
   });
 });
 

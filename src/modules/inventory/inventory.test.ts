@@ -1,6 +1,6 @@
 // Inventory rows and adjustment batches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, untypedJson, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { countStatements, ISO_TIMESTAMP, json, startMerchantApp, untypedJson, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import type { DocumentNode, DocumentShape } from '../../../test/contract.ts';
 import { events, ledger, makeProduct, placeOrder, WAREHOUSE, syncConnectedProduct, type MadeProduct } from '../../../test/fixtures.ts';
 
@@ -8,12 +8,9 @@ let t: TestApp;
 let m: TestMerchant;
 let key: string;
 let p: MadeProduct;
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.merchant({ locations: 3 });
-  key = await m.key(WAREHOUSE);
+  ({ t, m, key } = await startMerchantApp({ locations: 3, scopes: WAREHOUSE }));
   p = await makeProduct(t, m, 'Stock Tee', [
     { sku: 'INV-A', price: 1 },
     { sku: 'INV-B', price: 1 },
@@ -23,6 +20,8 @@ afterAll(() => t?.close());
 
 const adjust = (k: string, adjustments: unknown[], headers: Record<string, string> = {}) =>
   t.api(k, 'POST', '/inventory/adjustments', { adjustments }, headers);
+/** A batch the API refuses as a whole: the problem (422 unless `status` says otherwise), naming the rows. */
+const refusedBatch = async (k: string, adjustments: unknown[], status: 403 | 422 = 422) => json(await adjust(k, adjustments), status, 'adjustInventory');
 const rowsOf = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data;
 
 describe('POST /inventory/adjustments', () => {
@@ -35,28 +34,20 @@ describe('POST /inventory/adjustments', () => {
     ]);
     const body = json(res, 200, 'adjustInventory');
     expect(Object.keys(body).sort()).toEqual(['data', 'request_id']);
-    const rowA = {
+    /** The row of a variant (A or B) at a location, as the API answers it: nothing committed. */
+    const row = (variant: 'A' | 'B', location: string, onHand: number) => ({
       id: expect.any(String),
-      variant_id: a,
+      variant_id: variant === 'A' ? a : b,
       product_id: p.id,
-      sku: 'INV-A',
-      fulfillment_location_id: m.locations[0],
-      on_hand: 7,
+      sku: `INV-${variant}`,
+      fulfillment_location_id: location,
+      on_hand: onHand,
       committed: 0,
-      available: 7,
-      updated_at: expect.stringMatching(ISO),
-    };
-    const rowB = {
-      id: expect.any(String),
-      variant_id: b,
-      product_id: p.id,
-      sku: 'INV-B',
-      fulfillment_location_id: m.locations[1],
-      on_hand: 4,
-      committed: 0,
-      available: 4,
-      updated_at: expect.stringMatching(ISO),
-    };
+      available: onHand,
+      updated_at: expect.stringMatching(ISO_TIMESTAMP),
+    });
+    const rowA = row('A', m.locations[0], 7);
+    const rowB = row('B', m.locations[1], 4);
     expect(body.data).toEqual([rowA, rowB, rowA]);
     expect(body.data[0]).toEqual(body.data[2]);
     expect(await rowsOf(a)).toEqual([body.data[0]]);
@@ -87,14 +78,10 @@ describe('POST /inventory/adjustments', () => {
     const [a, b] = p.variants.map((v) => v.id);
     const before = [await rowsOf(a), await rowsOf(b)];
     const ledgerBefore = (await ledger(t, a)).length;
-    const res = json(
-      await adjust(key, [
-        { variant_id: b, fulfillment_location_id: m.locations[1], adjustment: 100 },
-        { variant_id: a, fulfillment_location_id: m.locations[0], adjustment: -8 },
-      ]),
-      422,
-      'adjustInventory',
-    );
+    const res = await refusedBatch(key, [
+      { variant_id: b, fulfillment_location_id: m.locations[1], adjustment: 100 },
+      { variant_id: a, fulfillment_location_id: m.locations[0], adjustment: -8 },
+    ]);
     expect(res.code).toBe('validation_failed');
     expect(res.errors).toEqual([{ path: '/adjustments/1/adjustment', message: 'would leave on_hand at -1', code: 'negative_on_hand' }]);
     expect([await rowsOf(a), await rowsOf(b)]).toEqual(before);
@@ -106,21 +93,17 @@ describe('POST /inventory/adjustments', () => {
     const foreign = await makeProduct(t, other, 'Foreign', [{ sku: 'INV-FOREIGN', price: 1 }]);
     // Connected data may repeat a SKU: the SKU becomes ambiguous.
     await syncConnectedProduct(m, 'Connected twin', [{ sku: 'INV-B', price: 1 }]);
-    const res = json(
-      await adjust(key, [
-        { sku: 'INV-NOPE', fulfillment_location_id: m.locations[0], adjustment: 1 },
-        { sku: 'INV-B', fulfillment_location_id: m.locations[0], adjustment: 1 },
-        { variant_id: foreign.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 },
-        { sku: 'INV-FOREIGN', fulfillment_location_id: m.locations[0], adjustment: 1 },
-        { variant_id: p.variants[0].id, fulfillment_location_id: other.locations[0], adjustment: 1 },
-        { variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 0 },
-        { fulfillment_location_id: m.locations[0], adjustment: 1 },
-        { variant_id: p.variants[0].id, sku: 'INV-B', fulfillment_location_id: m.locations[0], adjustment: 1 },
-        { variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 5 },
-      ]),
-      422,
-      'adjustInventory',
-    );
+    const res = await refusedBatch(key, [
+      { sku: 'INV-NOPE', fulfillment_location_id: m.locations[0], adjustment: 1 },
+      { sku: 'INV-B', fulfillment_location_id: m.locations[0], adjustment: 1 },
+      { variant_id: foreign.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 },
+      { sku: 'INV-FOREIGN', fulfillment_location_id: m.locations[0], adjustment: 1 },
+      { variant_id: p.variants[0].id, fulfillment_location_id: other.locations[0], adjustment: 1 },
+      { variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 0 },
+      { fulfillment_location_id: m.locations[0], adjustment: 1 },
+      { variant_id: p.variants[0].id, sku: 'INV-B', fulfillment_location_id: m.locations[0], adjustment: 1 },
+      { variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 5 },
+    ]);
     expect(res.errors).toEqual([
       { path: '/adjustments/0/sku', message: 'matches no variant of this merchant', code: 'unknown_sku' },
       { path: '/adjustments/1/sku', message: 'matches 2 variants; send variant_id', code: 'ambiguous_sku' },
@@ -133,11 +116,7 @@ describe('POST /inventory/adjustments', () => {
     ]);
     expect((await rowsOf(p.variants[0].id))[0].on_hand).toBe(7);
 
-    const schema = json(
-      await adjust(key, [{ variant_id: 'x', fulfillment_location_id: m.locations[0], adjustment: 1.5, colour: 'red' }]),
-      422,
-      'adjustInventory',
-    );
+    const schema = await refusedBatch(key, [{ variant_id: 'x', fulfillment_location_id: m.locations[0], adjustment: 1.5, colour: 'red' }]);
     expect(schema.errors?.map((e: { path: string }) => e.path).sort()).toEqual([
       '/adjustments/0/adjustment',
       '/adjustments/0/colour',
@@ -153,14 +132,10 @@ describe('POST /inventory/adjustments', () => {
     const requestBody = doc.paths['/api/integrations/v1/inventory/adjustments'].post.requestBody as DocumentNode;
     const row = requestBody.content['application/json'].schema.properties.adjustments.items;
     expect(row.allOf).toEqual([{ anyOf: [{ required: ['variant_id'] }, { required: ['sku'] }] }]);
-    const res = json(
-      await adjust(key, [
-        { fulfillment_location_id: m.locations[0], adjustment: 1 },
-        { fulfillment_location_id: m.locations[0], adjustment: 0 },
-      ]),
-      422,
-      'adjustInventory',
-    );
+    const res = await refusedBatch(key, [
+      { fulfillment_location_id: m.locations[0], adjustment: 1 },
+      { fulfillment_location_id: m.locations[0], adjustment: 0 },
+    ]);
     expect(res.errors).toEqual([
       { path: '/adjustments/0/variant_id', message: 'variant_id or sku is required', code: 'required' },
       { path: '/adjustments/1/variant_id', message: 'variant_id or sku is required', code: 'required' },
@@ -170,13 +145,13 @@ describe('POST /inventory/adjustments', () => {
 
   it('a location outside a restricted key refuses the whole batch with 403; an unknown location is still 422', async () => {
     const restricted = await m.key(WAREHOUSE, [m.locations[0]]);
-    const res = json(
-      await adjust(restricted, [
+    const res = await refusedBatch(
+      restricted,
+      [
         { variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 },
         { variant_id: p.variants[0].id, fulfillment_location_id: m.locations[2], adjustment: 1 },
-      ]),
+      ],
       403,
-      'adjustInventory',
     );
     expect(res.code).toBe('location_forbidden');
     expect(res.errors).toEqual([
@@ -184,11 +159,7 @@ describe('POST /inventory/adjustments', () => {
     ]);
     expect((await rowsOf(p.variants[0].id))[0].on_hand).toBe(7);
     const other = await t.merchant({ locations: 1 });
-    const unknown = json(
-      await adjust(restricted, [{ variant_id: p.variants[0].id, fulfillment_location_id: other.locations[0], adjustment: 1 }]),
-      422,
-      'adjustInventory',
-    );
+    const unknown = await refusedBatch(restricted, [{ variant_id: p.variants[0].id, fulfillment_location_id: other.locations[0], adjustment: 1 }]);
     expect(unknown.errors?.[0].path).toBe('/adjustments/0/fulfillment_location_id');
     json(await adjust(restricted, [{ variant_id: p.variants[0].id, fulfillment_location_id: m.locations[0], adjustment: 1 }]), 200, 'adjustInventory');
   });
@@ -259,12 +230,9 @@ describe('GET /inventory', () => {
     expect(json(await t.api(k, 'GET', '/inventory?variant_id=00000000-0000-4000-8000-000000000000'), 200, 'listInventory').data).toEqual([]);
     expect(json(await t.api(k, 'GET', '/inventory?warehouse=1'), 422, 'listInventory').errors?.[0].path).toBe('/warehouse');
 
-    t.database.queries.length = 0;
-    json(await t.api(k, 'GET', '/inventory?limit=1'), 200, 'listInventory');
-    const few = t.database.queries.length;
-    t.database.queries.length = 0;
-    json(await t.api(k, 'GET', '/inventory?limit=6'), 200, 'listInventory');
-    expect(t.database.queries.length).toBe(few);
+    const page = (limit: number) => countStatements(t, async () => json(await t.api(k, 'GET', `/inventory?limit=${limit}`), 200, 'listInventory'));
+    const few = await page(1);
+    expect(await page(6)).toBe(few);
   });
 
   it('an order commits stock and a changed row moves to the end of the list', async () => {

@@ -1,14 +1,13 @@
 // Merchants and their portal users through the operator API (create, currency, one user per email);
 // what portal users do once signed in: test/portal.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem, json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { expectProblem, json, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.merchant();
+  ({ t, m } = await startMerchantApp());
 });
 afterAll(() => t?.close());
 

@@ -1,6 +1,6 @@
 // Orders: operator intake and cancellation, integration reads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { countStatements, ISO_TIMESTAMP, json, startMerchantApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { addStock, events, fulfil, ledger, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
 
 let t: TestApp;
@@ -8,12 +8,9 @@ let m: TestMerchant;
 let key: string;
 let tee: MadeProduct;
 let mug: MadeProduct;
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.merchant({ locations: 2 });
-  key = await m.key(WAREHOUSE);
+  ({ t, m, key } = await startMerchantApp({ locations: 2, scopes: WAREHOUSE }));
   tee = await makeProduct(t, m, 'Classic Tee', [
     { sku: 'ORD-TEE-S', price: 12.5, option1: 'Small', option2: 'Black' },
     { sku: 'ORD-TEE-M', price: 12.5, option1: 'Medium', inventory_policy: 'continue' },
@@ -24,9 +21,9 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** An order intake through the operator API, answered as it comes. */
-const intake = (locationId: string, lineItems: { variant_id: string; quantity: number; price?: number }[]) =>
-  m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: lineItems });
+/** An order intake through the operator API that is refused: the 422 problem, naming the fields. */
+const refusedIntake = async (locationId: string, lineItems: { variant_id: string; quantity: number; price?: number }[], extra: Record<string, unknown> = {}) =>
+  json(await m.op('POST', '/orders', { fulfillment_location_id: locationId, line_items: lineItems, ...extra }), 422, 'createOrder');
 const inventoryOf = async (variantId: string, locationId: string) =>
   json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}&location_id=${locationId}`), 200, 'listInventory').data[0] ?? null;
 
@@ -51,6 +48,19 @@ describe('order intake (operator API)', () => {
     });
     const order = json(res, 201, 'createOrder').data;
     expect(res.headers.location).toBe(`/api/integrations/v1/orders/${order.id}`);
+    /** A line as the order snapshots it at intake: the variant's SKU and titles, nothing fulfilled yet. */
+    const snapshot = (variant: 0 | 1, quantity: number, price: number) => ({
+      id: expect.any(String),
+      product_id: p.id,
+      variant_id: p.variants[variant].id,
+      sku: ['ORD-HOOD-S', 'ORD-HOOD-L'][variant],
+      title: 'Hoodie',
+      variant_title: ['Small / Grey', 'Large'][variant],
+      quantity,
+      fulfilled_quantity: 0,
+      fulfillable_quantity: quantity,
+      price,
+    });
     expect(order).toEqual({
       id: expect.any(String),
       order_number: 1001,
@@ -71,47 +81,10 @@ describe('order intake (operator API)', () => {
         country_code: 'GB',
         phone: null,
       },
-      line_items: [
-        {
-          id: expect.any(String),
-          product_id: p.id,
-          variant_id: p.variants[0].id,
-          sku: 'ORD-HOOD-S',
-          title: 'Hoodie',
-          variant_title: 'Small / Grey',
-          quantity: 3,
-          fulfilled_quantity: 0,
-          fulfillable_quantity: 3,
-          price: 39.99,
-        },
-        {
-          id: expect.any(String),
-          product_id: p.id,
-          variant_id: p.variants[1].id,
-          sku: 'ORD-HOOD-L',
-          title: 'Hoodie',
-          variant_title: 'Large',
-          quantity: 1,
-          fulfilled_quantity: 0,
-          fulfillable_quantity: 1,
-          price: 0.1,
-        },
-        {
-          id: expect.any(String),
-          product_id: p.id,
-          variant_id: p.variants[0].id,
-          sku: 'ORD-HOOD-S',
-          title: 'Hoodie',
-          variant_title: 'Small / Grey',
-          quantity: 1,
-          fulfilled_quantity: 0,
-          fulfillable_quantity: 1,
-          price: 0.2,
-        },
-      ],
+      line_items: [snapshot(0, 3, 39.99), snapshot(1, 1, 0.1), snapshot(0, 1, 0.2)],
       fulfillment_summary: { fulfilled_quantity: 0, total_quantity: 5, fulfillment_ids: [] },
-      created_at: expect.stringMatching(ISO),
-      updated_at: expect.stringMatching(ISO),
+      created_at: expect.stringMatching(ISO_TIMESTAMP),
+      updated_at: expect.stringMatching(ISO_TIMESTAMP),
     });
     const read = json(await t.api(freshKey, 'GET', `/orders/${order.id}`), 200, 'getOrder').data;
     expect(read).toEqual(order);
@@ -160,43 +133,29 @@ describe('order intake (operator API)', () => {
   it("names an unknown location, another merchant's variant and a bad price", async () => {
     const other = await t.merchant({ locations: 1 });
     const foreign = await makeProduct(t, other, 'Foreign', [{ sku: 'ORD-FOREIGN', price: 1 }]);
-    const body = json(
-      await intake(other.locations[0], [
-        { variant_id: tee.variants[1].id, quantity: 1, price: 1.005 },
-        { variant_id: foreign.variants[0].id, quantity: 1 },
-      ]),
-      422,
-      'createOrder',
-    );
+    const body = await refusedIntake(other.locations[0], [
+      { variant_id: tee.variants[1].id, quantity: 1, price: 1.005 },
+      { variant_id: foreign.variants[0].id, quantity: 1 },
+    ]);
     expect(body.code).toBe('validation_failed');
     expect(body.errors).toEqual([
       { path: '/fulfillment_location_id', message: 'is not a location of this merchant', code: 'unknown_id' },
       { path: '/line_items/0/price', message: 'must have at most 2 decimals', code: 'invalid_format' },
       { path: '/line_items/1/variant_id', message: 'is not a variant of this merchant', code: 'unknown_id' },
     ]);
-    const schema = json(
-      await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: tee.variants[1].id, quantity: 0 }], colour: 1 }),
-      422,
-      'createOrder',
-    );
+    const schema = await refusedIntake(m.locations[0], [{ variant_id: tee.variants[1].id, quantity: 0 }], { colour: 1 });
     expect(schema.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/colour', '/line_items/0/quantity']);
-    expect(json(await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [] }), 422, 'createOrder').errors?.[0].path).toBe(
-      '/line_items',
-    );
+    expect((await refusedIntake(m.locations[0], [])).errors?.[0].path).toBe('/line_items');
   });
 
   it('refuses a deny-policy variant with too little available, naming the line, and changes nothing', async () => {
     const before = await inventoryOf(mug.variants[0].id, m.locations[0]);
     const ordersBefore = json(await t.api(key, 'GET', '/orders?limit=250'), 200, 'listOrders').data.length;
-    const body = json(
-      await intake(m.locations[0], [
-        { variant_id: tee.variants[1].id, quantity: 50 },
-        { variant_id: mug.variants[0].id, quantity: 2 },
-        { variant_id: mug.variants[0].id, quantity: 2 },
-      ]),
-      422,
-      'createOrder',
-    );
+    const body = await refusedIntake(m.locations[0], [
+      { variant_id: tee.variants[1].id, quantity: 50 },
+      { variant_id: mug.variants[0].id, quantity: 2 },
+      { variant_id: mug.variants[0].id, quantity: 2 },
+    ]);
     expect(body.code).toBe('insufficient_inventory');
     expect(body.errors).toEqual([
       { path: '/line_items/1/quantity', message: 'only 3 available at this location', code: 'insufficient_inventory' },
@@ -205,11 +164,7 @@ describe('order intake (operator API)', () => {
     expect(await inventoryOf(mug.variants[0].id, m.locations[0])).toEqual(before);
     expect(json(await t.api(key, 'GET', '/orders?limit=250'), 200, 'listOrders').data.length).toBe(ordersBefore);
     // At another location there is no stock at all.
-    const elsewhere = json(
-      await m.op('POST', '/orders', { fulfillment_location_id: m.locations[1], line_items: [{ variant_id: mug.variants[0].id, quantity: 1 }] }),
-      422,
-      'createOrder',
-    );
+    const elsewhere = await refusedIntake(m.locations[1], [{ variant_id: mug.variants[0].id, quantity: 1 }]);
     expect(elsewhere.errors).toEqual([{ path: '/line_items/0/quantity', message: 'only 0 available at this location', code: 'insufficient_inventory' }]);
     // Exactly what is available is fine; a continue variant may go below zero.
     const ok = await placeOrder(m, m.locations[0], [{ variant_id: mug.variants[0].id, quantity: 3 }]);
@@ -304,12 +259,9 @@ describe('GET /orders', () => {
     const { ids: seen, pages } = await walk(t, k, '/orders', 3);
     expect(pages).toBe(3);
     expect(seen).toEqual(ids);
-    t.database.queries.length = 0;
-    json(await t.api(k, 'GET', '/orders?limit=2'), 200, 'listOrders');
-    const small = t.database.queries.length;
-    t.database.queries.length = 0;
-    json(await t.api(k, 'GET', '/orders?limit=8'), 200, 'listOrders');
-    expect(t.database.queries.length).toBe(small);
+    const page = (limit: number) => countStatements(t, async () => json(await t.api(k, 'GET', `/orders?limit=${limit}`), 200, 'listOrders'));
+    const small = await page(2);
+    expect(await page(8)).toBe(small);
   });
 
   it('filters by status, created_after and updated_after; rejects unknown values', async () => {

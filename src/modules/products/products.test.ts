@@ -1,6 +1,6 @@
 // Products over HTTP: create, read, PATCH semantics, review, validation, isolation, query count.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { countStatements, json, startMerchantApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -10,9 +10,7 @@ let tags: string[];
 let images: string[];
 
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.merchant();
-  key = await m.key(['products.read', 'products.write', 'products.submit', 'inventory.adjust', 'inventory.read']);
+  ({ t, m, key } = await startMerchantApp({ scopes: ['products.read', 'products.write', 'products.submit', 'inventory.adjust', 'inventory.read'] }));
   vendor = json(await m.op('POST', '/vendors', { name: 'Acme' }), 201, 'createVendor').data.id;
   tags = [];
   for (const n of ['a', 'b', 'c']) tags.push(json(await m.op('POST', '/tags', { name: n }), 201, 'createTag').data.id);
@@ -218,38 +216,41 @@ describe('patch and review', () => {
 });
 
 describe('lists', () => {
-  it('walks every product once and costs a constant number of queries per page', async () => {
+  /**
+   * Another merchant's catalog of `count` products (`${prefix}0`, `${prefix}1`, …), each with an
+   * image, a tag and two variants: its products key and the last product's id.
+   */
+  async function otherCatalog(count: number, prefix: string) {
     const other = await t.merchant();
     const k = await other.key(['products.read', 'products.write']);
     const img = json(await other.op('POST', '/media-assets', { url: 'https://img.example.com/x.jpg', kind: 'image' }), 201, 'createMediaAsset').data.id;
     const tag = json(await other.op('POST', '/tags', { name: 't' }), 201, 'createTag').data.id;
-    for (let i = 0; i < 55; i++) {
-      json(
-        await t.api(k, 'POST', '/products', {
-          title: `P${i}`,
-          primary_image_asset_id: img,
-          gallery_asset_ids: [img],
-          tag_ids: [tag],
-          variants: [
-            { sku: `S${i}a`, price: 1 },
-            { sku: `S${i}b`, price: 2 },
-          ],
-        }),
-        201,
-        'createProduct',
-      );
+    let lastId = '';
+    for (let i = 0; i < count; i++) {
+      const body = {
+        title: `${prefix}${i}`,
+        primary_image_asset_id: img,
+        gallery_asset_ids: [img],
+        tag_ids: [tag],
+        variants: [
+          { sku: `${prefix}${i}a`, price: 1 },
+          { sku: `${prefix}${i}b`, price: 2 },
+        ],
+      };
+      lastId = json(await t.api(k, 'POST', '/products', body), 201, 'createProduct').data.id;
     }
+    return { k, lastId };
+  }
+
+  it('walks every product once and costs a constant number of queries per page', async () => {
+    const { k } = await otherCatalog(55, 'P');
     const { ids, pages } = await walk(t, k, '/products', 20);
     expect(ids).toHaveLength(55);
     expect(new Set(ids).size).toBe(55);
     expect(pages).toBe(3);
 
-    const count = async (limit: number) => {
-      t.database.queries.length = 0;
-      const body = json(await t.api(k, 'GET', `/products?limit=${limit}`), 200, 'listProducts');
-      expect(body.data).toHaveLength(limit);
-      return t.database.queries.length;
-    };
+    const count = (limit: number) =>
+      countStatements(t, async () => expect(json(await t.api(k, 'GET', `/products?limit=${limit}`), 200, 'listProducts').data).toHaveLength(limit));
     const small = await count(5);
     const large = await count(50);
     expect(large).toBe(small);
@@ -257,24 +258,7 @@ describe('lists', () => {
   });
 
   it('a page of any size, and one product, is one statement: the same count as a flat list of tags', async () => {
-    const other = await t.merchant();
-    const k = await other.key(['products.read', 'products.write']);
-    const img = json(await other.op('POST', '/media-assets', { url: 'https://img.example.com/y.jpg', kind: 'image' }), 201, 'createMediaAsset').data.id;
-    const tag = json(await other.op('POST', '/tags', { name: 'u' }), 201, 'createTag').data.id;
-    let id = '';
-    for (let i = 0; i < 12; i++) {
-      const body = {
-        title: `Q${i}`,
-        primary_image_asset_id: img,
-        gallery_asset_ids: [img],
-        tag_ids: [tag],
-        variants: [
-          { sku: `Q${i}a`, price: 1 },
-          { sku: `Q${i}b`, price: 2 },
-        ],
-      };
-      id = json(await t.api(k, 'POST', '/products', body), 201, 'createProduct').data.id;
-    }
+    const { k, lastId: id } = await otherCatalog(12, 'Q');
     const statements = async (path: string) => {
       t.database.queries.length = 0;
       expect((await t.api(k, 'GET', path)).statusCode).toBe(200);

@@ -1,13 +1,12 @@
 // Reference data over HTTP: locations, vendors, tags and media assets, as integrators discover ids.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.merchant();
+  ({ t, m } = await startMerchantApp());
 });
 afterAll(() => t?.close());
 

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequestLog } from '../../http/request-log.ts';
 import { purgeExpired, retentionSteps } from '../../maintenance/retention.ts';
-import { json, portalJson, problem, startTestApp, type Problem, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, portalJson, problem, startMerchantApp, type Problem, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { portalCall, portalUser, type PortalSession } from '../../../test/fixtures.ts';
 
 let t: TestApp;
@@ -15,8 +15,7 @@ let s: PortalSession;
 const call = (method: string, url: string, payload?: unknown) => portalCall(t, s, method, url, payload);
 
 beforeAll(async () => {
-  t = await startTestApp({ webhookRetrySchedule: [0, 0] });
-  m = await t.merchant({ locations: 2 });
+  ({ t, m } = await startMerchantApp({ config: { webhookRetrySchedule: [0, 0] }, locations: 2 }));
   s = await portalUser(t, m, 'ops@console.test');
 });
 afterAll(() => t?.close());

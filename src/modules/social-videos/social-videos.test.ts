@@ -1,7 +1,7 @@
 // /social-videos over HTTP: exactly one video source, PATCHes applied at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../../scripts/openapi.ts';
-import { json, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -9,9 +9,7 @@ let key: string;
 let product: { id: string };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.merchant();
-  key = await m.key(['products.read', 'products.write', 'social_videos.read', 'social_videos.write']);
+  ({ t, m, key } = await startMerchantApp({ scopes: ['products.read', 'products.write', 'social_videos.read', 'social_videos.write'] }));
   product = json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201, 'createProduct').data;
 });
 afterAll(() => t?.close());

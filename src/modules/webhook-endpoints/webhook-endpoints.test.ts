@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../events/signer.ts';
 import { startWorker, type Worker } from '../../events/worker.ts';
-import { json, shutDown, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, shutDown, portalJson, problem, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../../test/receiver.ts';
 import { verify } from '../../../test/webhook-signature.ts';
 import { portalCall, portalUser, receivingEndpoint, type PortalSession } from '../../../test/fixtures.ts';
@@ -22,9 +22,11 @@ let variantId: string;
 const call = (method: string, url: string, payload?: unknown) => portalCall(t, s, method, url, payload);
 
 beforeAll(async () => {
-  t = await startTestApp({ webhookRetrySchedule: [0, 0], webhookTimeoutMs: 2000 });
-  m = await t.merchant({ locations: 2 });
-  key = await m.key(['products.write', 'products.read']);
+  ({ t, m, key } = await startMerchantApp({
+    config: { webhookRetrySchedule: [0, 0], webhookTimeoutMs: 2000 },
+    locations: 2,
+    scopes: ['products.write', 'products.read'],
+  }));
   s = await portalUser(t, m, 'ops@endpoints.test');
   const sync = json(
     await m.op('POST', '/connected-sync', {
