@@ -48,6 +48,12 @@ export async function syncConnectedProduct(m: TestMerchant, title: string, varia
   return id;
 }
 
+/** The one variant of a connected product synced with syncConnectedProduct: its id. */
+export async function syncConnectedVariant(t: TestApp, m: TestMerchant, title: string, variant: VariantSpec): Promise<string> {
+  const productId = await syncConnectedProduct(m, title, [variant]);
+  return (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', productId).executeTakeFirstOrThrow()).id;
+}
+
 /** Set stock through the adjustments API (key needs inventory.adjust). */
 export async function addStock(t: TestApp, key: string, variantId: string, locationId: string, quantity: number) {
   return json(
@@ -134,9 +140,26 @@ export function portalCall(t: TestApp, s: PortalSession, method: string, url: st
   });
 }
 
+/** An endpoint of the merchant sending `events` to `url`, created through the operator API. */
+export async function webhookEndpoint(m: TestMerchant, url: string, events: string[], extra: Record<string, unknown> = {}) {
+  return json(await m.op('POST', '/webhook-endpoints', { url, events, ...extra }), 201, 'createWebhookEndpoint').data;
+}
+
+/** An endpoint of the merchant (operator API) that has been sent one test ping. */
+export async function pingedEndpoint(m: TestMerchant, url: string, events: string[]) {
+  const endpoint = await webhookEndpoint(m, url, events);
+  json(await m.op('POST', `/webhook-endpoints/${endpoint.id}/test`, {}), 200, 'testWebhookEndpoint');
+  return endpoint;
+}
+
+/** An endpoint created in the portal by a signed-in user. */
+export async function portalEndpoint(t: TestApp, s: PortalSession, body: { url: string; events: string[] } & Record<string, unknown>) {
+  return portalJson(await portalCall(t, s, 'POST', '/webhook-endpoints', body), 201, 'POST /portal/api/webhook-endpoints').data;
+}
+
 /** An endpoint of the merchant's sending `events` to a receiver of its own, handed to `opened` (the caller closes it). */
 export async function receivingEndpoint(m: TestMerchant, events: string[], extra: Record<string, unknown>, opened: (receiver: Receiver) => void) {
   const receiver = await startReceiver();
   opened(receiver);
-  return json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events, ...extra }), 201, 'createWebhookEndpoint').data;
+  return webhookEndpoint(m, receiver.url, events, extra);
 }

@@ -15,7 +15,7 @@ import type { RouteEntry } from '../src/app.ts';
 import { SCOPES } from '../src/http/scopes.ts';
 import { fingerprint } from './fingerprint.ts';
 import { dbKind, json, OPERATOR_TOKEN, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { addStock, fulfil, makeProduct, placeOrder, portalLogin } from './fixtures.ts';
+import { addStock, fulfil, makeProduct, pingedEndpoint, placeOrder, portalLogin } from './fixtures.ts';
 
 const SEED = 20261122;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
@@ -55,12 +55,7 @@ beforeAll(async () => {
     201,
     'createSocialVideo',
   ).data;
-  const endpoint = json(
-    await m.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/f', events: ['order.created'] }),
-    201,
-    'createWebhookEndpoint',
-  ).data;
-  json(await m.op('POST', `/webhook-endpoints/${endpoint.id}/test`, {}), 200, 'testWebhookEndpoint');
+  const endpoint = await pingedEndpoint(m, 'https://hooks.example.com/f', ['order.created']);
   const delivery = json(await m.op('GET', `/webhook-endpoints/${endpoint.id}/deliveries`), 200, 'listWebhookDeliveries').data[0];
   const tag = json(await m.op('POST', '/tags', { name: 'fuzz' }), 201, 'createTag').data;
   const asset = json(await m.op('POST', '/media-assets', { url: 'https://img.example.com/f.jpg', kind: 'image' }), 201, 'createMediaAsset').data;

@@ -64,18 +64,16 @@ describe('retention job', () => {
     // A resend of d3's event, leased by a (pretend) worker right now.
     const resent = json(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${d3.id}/resend`), 200, 'resendWebhookDelivery').data;
 
-    const setEvent = (id: string, age: string) =>
+    /** Backdates a row's created_at by `age` (a PostgreSQL interval). */
+    const backdate = (table: 'events' | 'webhook_deliveries' | 'idempotency_keys', column: 'id' | 'key', value: string, age: string) =>
       db
-        .updateTable('events')
+        .updateTable(table)
         .set({ created_at: ago(age) })
-        .where('id', '=', id)
+        .where('merchant_id', '=', m.id)
+        .where(column, '=', value)
         .execute();
-    const setDelivery = (id: string, age: string) =>
-      db
-        .updateTable('webhook_deliveries')
-        .set({ created_at: ago(age) })
-        .where('id', '=', id)
-        .execute();
+    const setEvent = (id: string, age: string) => backdate('events', 'id', id, age);
+    const setDelivery = (id: string, age: string) => backdate('webhook_deliveries', 'id', id, age);
     await setEvent(d0.event_id, '31 days');
     await setDelivery(d0.id, '21 days'); // both go
     await setEvent(d1.event_id, '31 days');
@@ -91,28 +89,21 @@ describe('retention job', () => {
       .where('id', '=', resent.id)
       .execute();
 
-    for (const k of ['old', 'recent']) {
-      const res = await t.api(
+    /** One unit more of RET-0, under an Idempotency-Key. */
+    const addOne = (idempotencyKey: string) =>
+      t.api(
         key,
         'POST',
         '/inventory/adjustments',
         { adjustments: [{ sku: 'RET-0', fulfillment_location_id: m.locations[0], adjustment: 1 }] },
-        { 'idempotency-key': k },
+        { 'idempotency-key': idempotencyKey },
       );
+    for (const k of ['old', 'recent']) {
+      const res = await addOne(k);
       expect(res.statusCode).toBe(200);
     }
-    await db
-      .updateTable('idempotency_keys')
-      .set({ created_at: ago('48 hours 1 minute') })
-      .where('merchant_id', '=', m.id)
-      .where('key', '=', 'old')
-      .execute();
-    await db
-      .updateTable('idempotency_keys')
-      .set({ created_at: ago('47 hours 59 minutes') })
-      .where('merchant_id', '=', m.id)
-      .where('key', '=', 'recent')
-      .execute();
+    await backdate('idempotency_keys', 'key', 'old', '48 hours 1 minute');
+    await backdate('idempotency_keys', 'key', 'recent', '47 hours 59 minutes');
 
     json(await m.op('POST', '/users', { email: 'retention@acme.test', password: 'correct horse battery' }), 201, 'createPortalUser');
     for (const ip of ['10.9.0.1', '10.9.0.2']) {
@@ -157,21 +148,9 @@ describe('retention job', () => {
     expect(await ids('portal_sessions')).toEqual([sessions[1]]);
 
     // What stayed still works: the kept key replays, the purged one applies again.
-    const replay = await t.api(
-      key,
-      'POST',
-      '/inventory/adjustments',
-      { adjustments: [{ sku: 'RET-0', fulfillment_location_id: m.locations[0], adjustment: 1 }] },
-      { 'idempotency-key': 'recent' },
-    );
+    const replay = await addOne('recent');
     expect(replay.headers['idempotent-replayed']).toBe('true');
-    const again = await t.api(
-      key,
-      'POST',
-      '/inventory/adjustments',
-      { adjustments: [{ sku: 'RET-0', fulfillment_location_id: m.locations[0], adjustment: 1 }] },
-      { 'idempotency-key': 'old' },
-    );
+    const again = await addOne('old');
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(json(again, 200, 'adjustInventory').data[0].on_hand).toBe(3);
     // A second run finds nothing more.

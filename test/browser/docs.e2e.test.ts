@@ -2,26 +2,12 @@
 // 127.0.0.1 inside Chromium): such an origin is not "potentially trustworthy", so a page whose CSP
 // carried upgrade-insecure-requests would fetch its assets over https and stay blank. Every
 // request stays on loopback: all other host names fail to resolve.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium, requireChromium, SHOTS } from './chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = path.resolve('test-results/screenshots');
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--host-resolver-rules=MAP docs.test 127.0.0.1, MAP * ~NOTFOUND',
-];
 
 let t: TestApp;
 let origin: string;
@@ -32,17 +18,11 @@ const problems: string[] = [];
 
 describe('API reference in a browser', () => {
   beforeAll(async () => {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    fs.mkdirSync(SHOTS, { recursive: true });
+    requireChromium();
     t = await startTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     origin = `http://docs.test:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'mia-chromium-')), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: FLAGS,
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    ({ browser, page } = await launchChromium('MAP docs.test 127.0.0.1, MAP * ~NOTFOUND'));
     page.setDefaultTimeout(20_000);
     page.on('request', (r) => requested.push(r.url()));
     page.on('console', (msg) => msg.type() === 'error' && problems.push(msg.text()));

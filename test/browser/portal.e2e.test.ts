@@ -4,30 +4,18 @@
 // Covers keys, endpoints (create, edit, delete), deliveries that fail then succeed, a DNS failure,
 // resend, the request log found by X-Request-Id, events and the overview, at 1280 px and 390 px,
 // with no console errors on any page. Screenshots of every page go to test-results/screenshots/.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium, requireChromium, SHOTS } from './chromium.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../../src/events/worker.ts';
 import { json, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 import { startReceiver, type Receiver } from '../receiver.ts';
+import { syncConnectedVariant } from '../fixtures.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = path.resolve('test-results/screenshots');
 const HOST = 'portal.test';
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,
-];
 
 let t: TestApp;
 let m: TestMerchant;
@@ -89,35 +77,19 @@ async function openEmptyForm(section: string, emptyText: string, shotName: strin
 
 describe('portal in a browser', () => {
   beforeAll(async () => {
-    // Never skip silently: a missing browser is a failure (scripts/test.ts installs it).
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    fs.mkdirSync(SHOTS, { recursive: true });
+    requireChromium();
     t = await startTestApp({ workerPollMs: 100, webhookRetrySchedule: [1] });
     m = await t.merchant({ locations: 2 });
     json(await m.op('POST', '/users', { email: 'ops@acme.test', password: 'correct horse battery' }), 201, 'createPortalUser');
     // Through connected sync, so the merchant starts without API keys (the portal's empty state).
-    const sync = json(
-      await m.op('POST', '/connected-sync', {
-        source_name: 'shop',
-        products: [{ external_id: 'p1', title: 'Trail Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }],
-      }),
-      200,
-      'syncConnectedSource',
-    ).data;
-    variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
+    variantId = await syncConnectedVariant(t, m, 'Trail Mug', { sku: 'MUG', price: 12, inventory_policy: 'continue' });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as AddressInfo).port;
     base = `http://${HOST}:${port}`;
     loopback = `http://127.0.0.1:${port}`;
     worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }));
     receiver = await startReceiver('/warehouse/webhooks');
-    browser = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'mia-chromium-')), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: FLAGS,
-      viewport: { width: 1280, height: 860 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    ({ browser, page } = await launchChromium(`MAP ${HOST} 127.0.0.1`, { width: 1280, height: 860 }));
     page.setDefaultTimeout(15_000);
     page.on('console', (msg) => {
       if (msg.type() === 'error') consoleErrors.push(msg.text());

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, portalJson, problem, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../../test/receiver.ts';
-import { portalCall, portalUser, syncConnectedProduct, type PortalSession } from '../../../test/fixtures.ts';
+import { portalCall, portalEndpoint, portalUser, syncConnectedVariant, type PortalSession } from '../../../test/fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -16,8 +16,7 @@ const call = (method: string, url: string, payload?: unknown) => portalCall(t, s
 beforeAll(async () => {
   ({ t, m } = await startMerchantApp({ config: { webhookRetrySchedule: [0, 0] }, locations: 2 }));
   s = await portalUser(t, m, 'ops@events.test');
-  const productId = await syncConnectedProduct(m, 'Mug', [{ sku: 'MUG', price: 12, inventory_policy: 'continue' }]);
-  variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', productId).executeTakeFirstOrThrow()).id;
+  variantId = await syncConnectedVariant(t, m, 'Mug', { sku: 'MUG', price: 12, inventory_policy: 'continue' });
   receiver = await startReceiver('/hooks');
 });
 afterAll(async () => {
@@ -31,11 +30,7 @@ const placeOrder = async () =>
 
 describe('events', () => {
   it('lists recent events with payload and the endpoints each went to', async () => {
-    const ep = portalJson(
-      await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['order.cancelled'], description: 'cancels' }),
-      201,
-      'POST /portal/api/webhook-endpoints',
-    ).data;
+    const ep = await portalEndpoint(t, s, { url: receiver.url, events: ['order.cancelled'], description: 'cancels' });
     const placed = await placeOrder();
     json(await m.op('POST', `/orders/${placed.id}/cancel`, {}), 200, 'cancelOrder');
     const events = portalJson(await call('GET', '/events?limit=2'), 200, 'GET /portal/api/events');

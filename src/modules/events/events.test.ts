@@ -8,7 +8,7 @@ import { decodePosition, type EventEnvelope } from '../../events/envelope.ts';
 import { SCOPES } from '../../http/scopes.ts';
 import { json, startMerchantApp, untypedJson, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import type { DocumentNode, DocumentShape } from '../../../test/contract.ts';
-import { fulfil, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
+import { fulfil, makeProduct, pingedEndpoint, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
 import { merchantScope } from '../../db/scope.ts';
 import { selectFeedPage } from './queries.ts';
 import { waitFor } from '../../../test/wait.ts';
@@ -183,12 +183,7 @@ describe('GET /events', () => {
   });
 
   it('ping never appears in the feed', async () => {
-    const ep = json(
-      await m.op('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['order.created'] }),
-      201,
-      'createWebhookEndpoint',
-    ).data;
-    json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`, {}), 200, 'testWebhookEndpoint');
+    await pingedEndpoint(m, 'http://127.0.0.1:9/hooks', ['order.created']);
     const ping = await t.database.db.selectFrom('events').select(['id']).where('merchant_id', '=', m.id).where('type', '=', 'ping').executeTakeFirstOrThrow();
     expect(await follow(all)).toEqual(feed);
     expect(json(await t.api(all, 'GET', `/events/${ping.id}`), 404, 'getEvent').code).toBe('not_found');

@@ -1,15 +1,14 @@
 // /social-videos over HTTP: exactly one video source, PATCHes applied at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../../scripts/openapi.ts';
-import { json, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, startMerchantApp, type TestApp } from '../../../test/helpers.ts';
 
 let t: TestApp;
-let m: TestMerchant;
 let key: string;
 let product: { id: string };
 
 beforeAll(async () => {
-  ({ t, m, key } = await startMerchantApp({ scopes: ['products.read', 'products.write', 'social_videos.read', 'social_videos.write'] }));
+  ({ t, key } = await startMerchantApp({ scopes: ['products.read', 'products.write', 'social_videos.read', 'social_videos.write'] }));
   product = json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201, 'createProduct').data;
 });
 afterAll(() => t?.close());

@@ -8,7 +8,7 @@ import { startWorker, type Worker } from '../../events/worker.ts';
 import { json, shutDown, portalJson, problem, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../../test/receiver.ts';
 import { verify } from '../../../test/webhook-signature.ts';
-import { portalCall, portalUser, receivingEndpoint, type PortalSession } from '../../../test/fixtures.ts';
+import { portalCall, portalEndpoint, portalUser, receivingEndpoint, syncConnectedVariant, type PortalSession } from '../../../test/fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -28,15 +28,7 @@ beforeAll(async () => {
     scopes: ['products.write', 'products.read'],
   }));
   s = await portalUser(t, m, 'ops@endpoints.test');
-  const sync = json(
-    await m.op('POST', '/connected-sync', {
-      source_name: 'shop',
-      products: [{ external_id: 'p1', title: 'Mug', variants: [{ external_id: 'v1', sku: 'MUG', price: 12, inventory_policy: 'continue' }] }],
-    }),
-    200,
-    'syncConnectedSource',
-  ).data;
-  variantId = (await t.database.db.selectFrom('variants').select('id').where('product_id', '=', sync.products.ids.p1).executeTakeFirstOrThrow()).id;
+  variantId = await syncConnectedVariant(t, m, 'Mug', { sku: 'MUG', price: 12, inventory_policy: 'continue' });
   worker = startWorker(t.database.db, t.config, pino({ level: 'silent' }), { autoStart: false });
 });
 afterEach(async () => receiver?.close());
@@ -95,11 +87,7 @@ describe('in the portal', () => {
   afterAll(async () => hooks?.close());
 
   it('edits URL, description, events and locations with the create rules, and deletes with its deliveries', async () => {
-    const ep = portalJson(
-      await call('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/a', events: ['order.created'] }),
-      201,
-      'POST /portal/api/webhook-endpoints',
-    ).data;
+    const ep = await portalEndpoint(t, s, { url: 'https://hooks.example.com/a', events: ['order.created'] });
     const edited = portalJson(
       await call('PATCH', `/webhook-endpoints/${ep.id}`, {
         url: 'https://hooks.example.com/b',
@@ -135,11 +123,7 @@ describe('in the portal', () => {
   });
 
   it('a delivery answered 500 then 200 shows both attempts with codes, excerpts and the exact signed request; health counts it', async () => {
-    const ep = portalJson(
-      await call('POST', '/webhook-endpoints', { url: hooks.url, events: ['order.created'] }),
-      201,
-      'POST /portal/api/webhook-endpoints',
-    ).data;
+    const ep = await portalEndpoint(t, s, { url: hooks.url, events: ['order.created'] });
     hooks.script.push({ status: 500, body: 'database is down' }, { status: 200, body: 'thanks' });
     const placed = await placeOrder();
     await worker.tick();
@@ -196,11 +180,7 @@ describe('in the portal', () => {
   });
 
   it('a DNS failure keeps its reason in the attempt, the log and the health line', async () => {
-    const ep = portalJson(
-      await call('POST', '/webhook-endpoints', { url: 'http://no-such-host.invalid/hooks', events: ['order.created'] }),
-      201,
-      'POST /portal/api/webhook-endpoints',
-    ).data;
+    const ep = await portalEndpoint(t, s, { url: 'http://no-such-host.invalid/hooks', events: ['order.created'] });
     await placeOrder();
     await expect
       .poll(
