@@ -31,6 +31,11 @@ export async function makeProduct(t: TestApp, m: TestMerchant, title: string, va
   return { id: data.id, title, variants: data.variants.map((v) => ({ id: v.id, sku: v.sku })) };
 }
 
+/** A connected sync through the operator API (POST /merchants/{m}/connected-sync): what it created and updated, by external id. */
+export async function connectedSync(m: TestMerchant, body: { source_name: string } & Record<string, unknown>) {
+  return json(await m.op('POST', '/connected-sync', body), 200, 'syncConnectedSource').data;
+}
+
 /**
  * A connected product, synced through the operator API (POST /merchants/{m}/connected-sync): its
  * variants may repeat a native variant's SKU (SKUs are unique among native variants only).
@@ -42,7 +47,7 @@ export async function syncConnectedProduct(m: TestMerchant, title: string, varia
     source_name: 'shop',
     products: [{ external_id: externalId, title, variants: variants.map((v, i) => ({ external_id: `${externalId}-${i}`, ...v })) }],
   };
-  const synced = json(await m.op('POST', '/connected-sync', body), 200, 'syncConnectedSource').data;
+  const synced = await connectedSync(m, body);
   const id = synced.products.ids[externalId];
   if (!id) throw new Error(`connected sync did not create ${externalId}: ${JSON.stringify(synced)}`);
   return id;

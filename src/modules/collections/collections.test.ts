@@ -1,6 +1,7 @@
 // /collections over HTTP: native manual collections, pending edits, full-set links, review.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { connectedSync } from '../../../test/fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -14,11 +15,7 @@ beforeAll(async () => {
   tag = json(await m.op('POST', '/tags', { name: 'sale' }), 201, 'createTag').data.id;
   product = json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201, 'createProduct').data;
   // A connected collection, for the other-merchant check below.
-  sync = json(
-    await m.op('POST', '/connected-sync', { source_name: 'shopify', collections: [{ external_id: 'c-1', title: 'Summer', kind: 'smart' }] }),
-    200,
-    'syncConnectedSource',
-  ).data;
+  sync = await connectedSync(m, { source_name: 'shopify', collections: [{ external_id: 'c-1', title: 'Summer', kind: 'smart' }] });
 });
 afterAll(() => t?.close());
 

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../http/scopes.ts';
 import { json, problem, startMerchantApp, type ResponseBody, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { connectedSync } from '../../../test/fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -17,39 +18,35 @@ beforeAll(async () => {
   tag = json(await m.op('POST', '/tags', { name: 'sale' }), 201, 'createTag').data.id;
   // A native product, listed beside the connected one.
   json(await t.api(key, 'POST', '/products', { title: 'Tee', variants: [{ sku: 'TEE', price: 10 }] }), 201, 'createProduct');
-  sync = json(
-    await m.op('POST', '/connected-sync', {
-      source_name: 'shopify',
-      media_assets: [
-        { external_id: 'img-1', url: 'https://cdn.example.com/1.jpg', kind: 'image' },
-        { external_id: 'vid-1', url: 'https://cdn.example.com/1.mp4', kind: 'video' },
-      ],
-      products: [
-        {
-          external_id: 'p-1',
-          title: 'Synced Tee',
-          media_external_ids: ['img-1'],
-          tag_ids: [tag],
-          variants: [
-            { external_id: 'v-1', sku: 'TEE', price: 12.5, media_external_id: 'img-1' },
-            { external_id: 'v-2', sku: 'TEE-2', price: 13 },
-          ],
-        },
-      ],
-      collections: [
-        {
-          external_id: 'c-1',
-          title: 'Summer',
-          kind: 'smart',
-          rules: [{ column: 'tag', relation: 'equals', condition: 'summer' }],
-          product_external_ids: ['p-1'],
-        },
-      ],
-      social_videos: [{ external_id: 's-1', title: 'Unboxing', video_external_id: 'vid-1', product_external_ids: ['p-1'], collection_external_ids: ['c-1'] }],
-    }),
-    200,
-    'syncConnectedSource',
-  ).data;
+  sync = await connectedSync(m, {
+    source_name: 'shopify',
+    media_assets: [
+      { external_id: 'img-1', url: 'https://cdn.example.com/1.jpg', kind: 'image' },
+      { external_id: 'vid-1', url: 'https://cdn.example.com/1.mp4', kind: 'video' },
+    ],
+    products: [
+      {
+        external_id: 'p-1',
+        title: 'Synced Tee',
+        media_external_ids: ['img-1'],
+        tag_ids: [tag],
+        variants: [
+          { external_id: 'v-1', sku: 'TEE', price: 12.5, media_external_id: 'img-1' },
+          { external_id: 'v-2', sku: 'TEE-2', price: 13 },
+        ],
+      },
+    ],
+    collections: [
+      {
+        external_id: 'c-1',
+        title: 'Summer',
+        kind: 'smart',
+        rules: [{ column: 'tag', relation: 'equals', condition: 'summer' }],
+        product_external_ids: ['p-1'],
+      },
+    ],
+    social_videos: [{ external_id: 's-1', title: 'Unboxing', video_external_id: 'vid-1', product_external_ids: ['p-1'], collection_external_ids: ['c-1'] }],
+  });
 });
 afterAll(() => t?.close());
 
@@ -97,14 +94,10 @@ describe('connected records', () => {
   });
 
   it('a second sync updates in place and drops variants no longer sent', async () => {
-    const again = json(
-      await m.op('POST', '/connected-sync', {
-        source_name: 'shopify',
-        products: [{ external_id: 'p-1', title: 'Synced Tee 2', variants: [{ external_id: 'v-2', sku: 'TEE-2', price: 14 }] }],
-      }),
-      200,
-      'syncConnectedSource',
-    ).data;
+    const again = await connectedSync(m, {
+      source_name: 'shopify',
+      products: [{ external_id: 'p-1', title: 'Synced Tee 2', variants: [{ external_id: 'v-2', sku: 'TEE-2', price: 14 }] }],
+    });
     expect(again.products).toEqual({ created: 0, updated: 1, ids: { 'p-1': sync.products.ids['p-1'] } });
     const p = json(await t.api(key, 'GET', `/products/${sync.products.ids['p-1']}`), 200, 'getProduct').data;
     expect(p.title).toBe('Synced Tee 2');
