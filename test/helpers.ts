@@ -1,5 +1,6 @@
 // Test harness: each test file gets its own database copied from the migrated template, an app
 // driven through app.inject, and helpers to onboard merchants through the operator API.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { expect, inject } from 'vitest';
 import pg from 'pg';
@@ -30,9 +31,17 @@ export interface TestDatabase extends DatabaseHandle {
   queries: string[];
 }
 
+// The statements of one request (statementsOf): each query is also recorded in the list of the
+// request whose async context sent it, so what timers and the worker send meanwhile (the request
+// log's flush, a key's last_used_at, deliveries) is not counted as the request's.
+const requestStatements = new AsyncLocalStorage<string[]>();
+
 export async function testDatabase(): Promise<TestDatabase> {
   const queries: string[] = [];
-  const onQuery = (q: string) => void queries.push(q);
+  const onQuery = (q: string) => {
+    queries.push(q);
+    requestStatements.getStore()?.push(q);
+  };
   if (inject('dbKind') === 'postgres') {
     const name = `${process.env.TEST_DB_PREFIX ?? 'mia'}_t_${process.pid}_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: ADMIN_URL });
@@ -324,12 +333,17 @@ export async function walk(t: TestApp, key: string, path: string, limit: number)
   return { ids, pages };
 }
 
-/** How many statements the database ran for `request` (for no-N+1 checks: a list's count must not grow with its page size). */
-export async function countStatements(t: TestApp, request: () => Promise<unknown>): Promise<number> {
-  t.database.queries.length = 0;
-  await request();
-  return t.database.queries.length;
+/** The statements `request` sent (its own async context: not a timer's or the worker's that ran meanwhile). */
+export async function statementsOf(request: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  await requestStatements.run(sent, request);
+  // Every request the counts are taken of reads or writes: none recorded means the context was lost.
+  if (sent.length === 0) throw new Error('statementsOf: no statement was recorded for the request');
+  return sent;
 }
+
+/** How many statements the database ran for `request` (for no-N+1 checks: a list's count must not grow with its page size). */
+export const countStatements = async (request: () => Promise<unknown>): Promise<number> => (await statementsOf(request)).length;
 
 /** A problem+json answer with this status and code, its type and request_id as the contract says; returns it. */
 export function expectProblem(res: LightMyRequestResponse, status: number, code: string): Problem {

@@ -1,7 +1,7 @@
 // The warehouse writes and lists are set-based: the number of statements a request runs does not
 // grow with its size (issue #14). Counted from the statements the test database records; not timed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startMerchantApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, startMerchantApp, statementsOf, type TestApp, type TestMerchant } from './helpers.ts';
 import { fulfil, makeProduct, placeOrder, WAREHOUSE } from './fixtures.ts';
 
 let t: TestApp;
@@ -26,9 +26,7 @@ const KEY_LOOKUP = /\bapi_keys\b/;
 
 /** Statements the request sent, transaction control and the API key's own aside. */
 async function statements(run: () => Promise<unknown>): Promise<string[]> {
-  t.database.queries.length = 0;
-  await run();
-  return t.database.queries.filter((q) => !TRANSACTION.test(q.trim()) && !KEY_LOOKUP.test(q));
+  return (await statementsOf(run)).filter((q) => !TRANSACTION.test(q.trim()) && !KEY_LOOKUP.test(q));
 }
 
 const lines = (n: number, quantity = 1) => variants.slice(0, n).map((v) => ({ variant_id: v.id, quantity }));

@@ -270,7 +270,7 @@ describe('GET /fulfillments', () => {
       all.filter((f: { fulfillment_location_id: string }) => f.fulfillment_location_id === mm.locations[0]),
     );
 
-    const page = (limit: number) => countStatements(t, async () => json(await t.api(k, 'GET', `/fulfillments?limit=${limit}`), 200, 'listFulfillments'));
+    const page = (limit: number) => countStatements(async () => json(await t.api(k, 'GET', `/fulfillments?limit=${limit}`), 200, 'listFulfillments'));
     const few = await page(1);
     expect(await page(5)).toBe(few);
   });

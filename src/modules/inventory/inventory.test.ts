@@ -230,7 +230,7 @@ describe('GET /inventory', () => {
     expect(json(await t.api(k, 'GET', '/inventory?variant_id=00000000-0000-4000-8000-000000000000'), 200, 'listInventory').data).toEqual([]);
     expect(json(await t.api(k, 'GET', '/inventory?warehouse=1'), 422, 'listInventory').errors?.[0].path).toBe('/warehouse');
 
-    const page = (limit: number) => countStatements(t, async () => json(await t.api(k, 'GET', `/inventory?limit=${limit}`), 200, 'listInventory'));
+    const page = (limit: number) => countStatements(async () => json(await t.api(k, 'GET', `/inventory?limit=${limit}`), 200, 'listInventory'));
     const few = await page(1);
     expect(await page(6)).toBe(few);
   });

@@ -259,7 +259,7 @@ describe('GET /orders', () => {
     const { ids: seen, pages } = await walk(t, k, '/orders', 3);
     expect(pages).toBe(3);
     expect(seen).toEqual(ids);
-    const page = (limit: number) => countStatements(t, async () => json(await t.api(k, 'GET', `/orders?limit=${limit}`), 200, 'listOrders'));
+    const page = (limit: number) => countStatements(async () => json(await t.api(k, 'GET', `/orders?limit=${limit}`), 200, 'listOrders'));
     const small = await page(2);
     expect(await page(8)).toBe(small);
   });

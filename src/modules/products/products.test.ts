@@ -1,6 +1,6 @@
 // Products over HTTP: create, read, PATCH semantics, review, validation, isolation, query count.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countStatements, json, startMerchantApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { countStatements, json, statementsOf, startMerchantApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -250,7 +250,7 @@ describe('lists', () => {
     expect(pages).toBe(3);
 
     const count = (limit: number) =>
-      countStatements(t, async () => expect(json(await t.api(k, 'GET', `/products?limit=${limit}`), 200, 'listProducts').data).toHaveLength(limit));
+      countStatements(async () => expect(json(await t.api(k, 'GET', `/products?limit=${limit}`), 200, 'listProducts').data).toHaveLength(limit));
     const small = await count(5);
     const large = await count(50);
     expect(large).toBe(small);
@@ -259,11 +259,8 @@ describe('lists', () => {
 
   it('a page of any size, and one product, is one statement: the same count as a flat list of tags', async () => {
     const { k, lastId: id } = await otherCatalog(12, 'Q');
-    const statements = async (path: string) => {
-      t.database.queries.length = 0;
-      expect((await t.api(k, 'GET', path)).statusCode).toBe(200);
-      return t.database.queries.filter((q) => !/request_log/i.test(q));
-    };
+    const statements = async (path: string) =>
+      (await statementsOf(async () => expect((await t.api(k, 'GET', path)).statusCode).toBe(200))).filter((q) => !/request_log/i.test(q));
     const flat = (await statements('/tags?limit=50')).length;
     for (const path of ['/products?limit=1', '/products?limit=12', `/products/${id}`]) {
       const seen = await statements(path);
