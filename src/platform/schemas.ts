@@ -9,15 +9,16 @@ export const tags = ['Operator'];
 
 const ALWAYS: ErrorCode[] = ['unauthorized', 'internal_error', 'service_unavailable'];
 const WITH_BODY: ErrorCode[] = ['malformed_request', 'payload_too_large', 'unsupported_media_type', 'validation_failed'];
-/** A write with a body under /merchants/:m (an unknown merchant is 404). */
-export const OP_WRITE: ErrorCode[] = [...ALWAYS, ...WITH_BODY, 'not_found'];
-/** A write with a body that creates a merchant. */
-export const OP_CREATE_MERCHANT: ErrorCode[] = [...ALWAYS, ...WITH_BODY];
-/** A read or a body-less action under /merchants/:m. */
-export const OP_READ: ErrorCode[] = [...ALWAYS, 'not_found'];
 /** A POST without a body schema (an action): a body, when sent, must still be JSON. */
-export const OP_ACTION: ErrorCode[] = [...ALWAYS, 'not_found', 'malformed_request', 'payload_too_large', 'unsupported_media_type'];
-/** A list with paging. */
+const ACTION: ErrorCode[] = ['malformed_request', 'payload_too_large', 'unsupported_media_type'];
+
+/** The problems a route can answer: an id in the path (an unknown merchant, a missing record) can be 404, a body can be refused. */
+export function errorsOf(method: string, path: string, hasBody: boolean): ErrorCode[] {
+  const notFound: ErrorCode[] = path.includes('/:') ? ['not_found'] : [];
+  if (hasBody) return [...ALWAYS, ...WITH_BODY, ...notFound];
+  return [...ALWAYS, ...notFound, ...(method === 'POST' ? ACTION : [])];
+}
+/** A list with paging under /merchants/:m. */
 export const OP_LIST: ErrorCode[] = [...ALWAYS, 'not_found', 'malformed_request', 'validation_failed'];
 
 export const MerchantSchema = component('Merchant', Type.Object({ id: Uuid(), name: Type.String(), currency: Type.String({ description: 'ISO 4217 code.' }) }));

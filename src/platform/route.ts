@@ -1,0 +1,86 @@
+// The operator API's route shape, declared once: every operation answers `{ data, request_id }`
+// under the Operator tag, every id in its path is a UUID (the params schema and type follow from
+// the path), and the problems it can answer follow from its shape (errorsOf). An operation states
+// only what differs: method, path, its words in the document, the body, the answer and what runs.
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest, FastifySchema, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import { Type, type Static, type TSchema } from 'typebox';
+import { operatorCtx, type Ctx } from '../http/context.ts';
+import type { ErrorCode } from '../http/errors.ts';
+import { Uuid, problems } from '../http/schemas.ts';
+import { errorsOf, tags } from './schemas.ts';
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+/** The parameters a path names: '/merchants/:m/api-keys/:k' → 'm' | 'k'. */
+type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<Rest>
+  : Path extends `${string}:${infer Name}`
+    ? Name
+    : never;
+/** What a route's path and body schema let through (the body is unknown where the route has none). */
+type Inputs<Path extends string, B> = { Params: Record<ParamNames<Path>, string>; Body: B extends TSchema ? Static<B> : unknown };
+/** The request as the handler of a route with this path and body schema sees it, once they validated it. */
+export type OperatorRequest<Path extends string, B> = FastifyRequest<
+  Inputs<Path, B>,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  FastifySchema,
+  TypeBoxTypeProvider
+>;
+/** What an answer schema (`One(X, '…')` or a named envelope) carries in `data`. */
+type DataOf<A extends TSchema> = Static<A> extends { data: infer D } ? D : never;
+
+export interface Operation<Path extends string, A extends TSchema, B extends TSchema | undefined> {
+  operationId: string;
+  summary: string;
+  body?: B;
+  /** The success answer; 201 for a route that creates. */
+  answer: A;
+  status?: 201;
+  /** The Location of what a 201 created. */
+  location?: (data: DataOf<A>) => string;
+  /** Problems beyond the ones every route of this shape can answer (errorsOf). */
+  extraErrors?: ErrorCode[];
+  run: (req: OperatorRequest<Path, B>) => Promise<DataOf<A>>;
+}
+
+export function operatorRoute<Path extends string, A extends TSchema, B extends TSchema | undefined = undefined>(
+  app: App,
+  method: Method,
+  path: Path,
+  op: Operation<Path, A, B>,
+): void {
+  const { operationId, summary, body, answer, status = 200, location, extraErrors = [], run } = op;
+  const params = paramsOf(path);
+  // A plain FastifySchema: the handler's params and body are typed through the route's generic
+  // (Inputs, from the path and the body schema), and the answer against `run`'s type by Operation.
+  const schema: FastifySchema = {
+    operationId,
+    summary,
+    tags,
+    response: { [status]: answer, ...problems(...errorsOf(method, path, body !== undefined), ...extraErrors) },
+    ...(params !== undefined && { params }),
+    ...(body !== undefined && { body }),
+  };
+  app.route<Inputs<Path, B>>({
+    method,
+    url: path,
+    schema,
+    handler: async (req, reply) => {
+      const data = await run(req);
+      reply.code(status);
+      if (location) reply.header('Location', location(data));
+      return { data, request_id: req.id };
+    },
+  });
+}
+
+/** The params schema of a path: each `:name` in it is a UUID. */
+function paramsOf(path: string) {
+  const names = [...path.matchAll(/:(\w+)/g)].map(([, name]) => name);
+  return names.length === 0 ? undefined : Type.Object(Object.fromEntries(names.map((name) => [name, Uuid()])));
+}
+
+/** The context of the merchant a route under /merchants/:m acts for. */
+export const merchantCtx = (req: { server: FastifyInstance; params: { m: string } }): Ctx => operatorCtx(req, req.params.m);
