@@ -8,18 +8,20 @@ import { ApiKey } from '../modules/api-keys/schemas.ts';
 export const tags = ['Operator'];
 
 const ALWAYS: ErrorCode[] = ['unauthorized', 'internal_error', 'service_unavailable'];
+/** An id in the path: an unknown merchant, or a record it does not have. */
+const WITH_ID: ErrorCode[] = ['not_found'];
 const WITH_BODY: ErrorCode[] = ['malformed_request', 'payload_too_large', 'unsupported_media_type', 'validation_failed'];
 /** A POST without a body schema (an action): a body, when sent, must still be JSON. */
 const ACTION: ErrorCode[] = ['malformed_request', 'payload_too_large', 'unsupported_media_type'];
 
-/** The problems a route can answer: an id in the path (an unknown merchant, a missing record) can be 404, a body can be refused. */
+/** The problems an operator route can answer, from its shape: an id in the path, a body, or an action's POST. */
 export function errorsOf(method: string, path: string, hasBody: boolean): ErrorCode[] {
-  const notFound: ErrorCode[] = path.includes('/:') ? ['not_found'] : [];
-  if (hasBody) return [...ALWAYS, ...WITH_BODY, ...notFound];
-  return [...ALWAYS, ...notFound, ...(method === 'POST' ? ACTION : [])];
+  const input = hasBody ? WITH_BODY : method === 'POST' ? ACTION : [];
+  return [...ALWAYS, ...(path.includes('/:') ? WITH_ID : []), ...input];
 }
+
 /** A list with paging under /merchants/:m. */
-export const OP_LIST: ErrorCode[] = [...ALWAYS, 'not_found', 'malformed_request', 'validation_failed'];
+export const OP_LIST: ErrorCode[] = [...ALWAYS, ...WITH_ID, 'malformed_request', 'validation_failed'];
 
 export const MerchantSchema = component('Merchant', Type.Object({ id: Uuid(), name: Type.String(), currency: Type.String({ description: 'ISO 4217 code.' }) }));
 export const PortalUserSchema = component('PortalUser', Type.Object({ id: Uuid(), email: Type.String() }));

@@ -9,7 +9,7 @@ import * as endpoints from '../modules/webhook-endpoints/service.ts';
 import { merchantCtx, operatorRoute } from './route.ts';
 
 const strict = { additionalProperties: false } as const;
-/** The deliveries list's params (listRoute states them itself). */
+/** The deliveries list pages through listRoute, which takes its params schema as written. */
 const ME = Type.Object({ m: Uuid(), e: Uuid() });
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
