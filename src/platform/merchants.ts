@@ -12,7 +12,7 @@ import { createMerchant, createPortalUser } from '../modules/merchants/service.t
 import { createMediaAsset, createNamed } from '../modules/reference/service.ts';
 import { EndpointBody } from '../modules/webhook-endpoints/schemas.ts';
 import { createEndpoint } from '../modules/webhook-endpoints/service.ts';
-import { merchantCtx, operatorRoute } from './route.ts';
+import { merchantCtx, operatorCreate, operatorRoute } from './route.ts';
 
 const strict = { additionalProperties: false } as const;
 const Name = Type.String({ minLength: 1, maxLength: 255 });
@@ -20,21 +20,19 @@ const Name = Type.String({ minLength: 1, maxLength: 255 });
 export const NamedBody = Type.Object({ name: Name }, strict);
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  operatorRoute(app, 'POST', '/merchants', {
+  operatorCreate(app, '/merchants', {
     operationId: 'createMerchant',
     summary: 'Create a merchant',
     body: MerchantBody,
     answer: One(MerchantSchema, 'The merchant.'),
-    status: 201,
     run: (req) => createMerchant(app.db, req.body),
   });
 
-  operatorRoute(app, 'POST', '/merchants/:m/users', {
+  operatorCreate(app, '/merchants/:m/users', {
     operationId: 'createPortalUser',
     summary: 'Create a portal user',
     body: PortalUserBody,
     answer: One(PortalUserSchema, 'The portal user.'),
-    status: 201,
     run: (req) => createPortalUser(merchantCtx(req), req.body),
   });
 
@@ -45,17 +43,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   } as const;
   for (const table of ['locations', 'vendors', 'tags'] as const) {
     const { operationId, summary, schema, answer } = named[table];
-    operatorRoute(app, 'POST', `/merchants/:m/${table}`, {
+    operatorCreate(app, `/merchants/:m/${table}`, {
       operationId,
       summary,
       body: NamedBody,
       answer: One(schema, answer),
-      status: 201,
       run: (req) => createNamed(merchantCtx(req), table, req.body.name),
     });
   }
 
-  operatorRoute(app, 'POST', '/merchants/:m/media-assets', {
+  operatorCreate(app, '/merchants/:m/media-assets', {
     operationId: 'createMediaAsset',
     summary: 'Create a media asset',
     body: Type.Object(
@@ -67,16 +64,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       strict,
     ),
     answer: One(MediaAsset, 'The media asset.'),
-    status: 201,
     run: (req) => createMediaAsset(merchantCtx(req), req.body),
   });
 
-  operatorRoute(app, 'POST', '/merchants/:m/api-keys', {
+  operatorCreate(app, '/merchants/:m/api-keys', {
     operationId: 'createApiKey',
     summary: 'Create an API key (the secret is shown once)',
     body: ApiKeyBody,
     answer: One(NewApiKeySchema, 'The key record with its secret.'),
-    status: 201,
     run: (req) => createApiKey(merchantCtx(req), req.body),
   });
   operatorRoute(app, 'GET', '/merchants/:m/api-keys/:k', {
@@ -92,12 +87,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     run: (req) => revokeApiKey(merchantCtx(req), req.params.k),
   });
 
-  operatorRoute(app, 'POST', '/merchants/:m/webhook-endpoints', {
+  operatorCreate(app, '/merchants/:m/webhook-endpoints', {
     operationId: 'createWebhookEndpoint',
     summary: 'Create a webhook endpoint',
     body: EndpointBody,
     answer: One(NewEndpointSchema, 'The endpoint with its signing secret.'),
-    status: 201,
     run: (req) => createEndpoint(merchantCtx(req), req.body, app.config.webhookAllowPrivateUrls),
   });
 };

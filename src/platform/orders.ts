@@ -5,15 +5,14 @@ import { One } from '../http/schemas.ts';
 import { OrderSchema } from '../modules/orders/records/schemas.ts';
 import { OrderIntakeBody } from '../modules/orders/schemas.ts';
 import { cancelOrder, createOrder } from '../modules/orders/service.ts';
-import { merchantCtx, operatorRoute } from './route.ts';
+import { merchantCtx, operatorCreate, operatorRoute } from './route.ts';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  operatorRoute(app, 'POST', '/merchants/:m/orders', {
+  operatorCreate(app, '/merchants/:m/orders', {
     operationId: 'createOrder',
     summary: 'Storefront order intake (commits inventory, emits order.created)',
     body: OrderIntakeBody,
     answer: One(OrderSchema, 'The order.'),
-    status: 201,
     location: (order) => `/api/integrations/v1/orders/${order.id}`,
     extraErrors: ['insufficient_inventory'],
     run: (req) => createOrder(merchantCtx(req), req.body),

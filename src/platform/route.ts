@@ -1,7 +1,8 @@
 // The operator API's route shape, declared once: every operation answers `{ data, request_id }`
 // under the Operator tag, every id in its path is a UUID (the params schema and type follow from
 // the path), and the problems it can answer follow from its shape (errorsOf). An operation states
-// only what differs: method, path, its words in the document, the body, the answer and what runs.
+// only what differs: method, path, its words in the document, the body, the answer and what runs;
+// operatorCreate is a POST that creates (201).
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest, FastifySchema, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
@@ -35,14 +36,18 @@ export interface Operation<Path extends string, A extends TSchema, B extends TSc
   operationId: string;
   summary: string;
   body?: B;
-  /** The success answer; 201 for a route that creates. */
+  /** The success answer (200, or 201 for operatorCreate). */
   answer: A;
-  status?: 201;
-  /** The Location of what a 201 created. */
-  location?: (data: DataOf<A>) => string;
   /** Problems beyond the ones every route of this shape can answer (errorsOf). */
   extraErrors?: ErrorCode[];
   run: (req: OperatorRequest<Path, B>) => Promise<DataOf<A>>;
+}
+
+/** A route that creates: its body is required, and it may say where to read what it created. */
+export interface Creation<Path extends string, A extends TSchema, B extends TSchema> extends Operation<Path, A, B> {
+  body: B;
+  /** The Location header of the answer. */
+  location?: (data: DataOf<A>) => string;
 }
 
 export function operatorRoute<Path extends string, A extends TSchema, B extends TSchema | undefined = undefined>(
@@ -51,7 +56,22 @@ export function operatorRoute<Path extends string, A extends TSchema, B extends 
   path: Path,
   op: Operation<Path, A, B>,
 ): void {
-  const { operationId, summary, body, answer, status = 200, location, extraErrors = [], run } = op;
+  register(app, method, path, 200, op);
+}
+
+/** POST `path`: creates what the body describes and answers it with 201. */
+export function operatorCreate<Path extends string, A extends TSchema, B extends TSchema>(app: App, path: Path, op: Creation<Path, A, B>): void {
+  register(app, 'POST', path, 201, op);
+}
+
+function register<Path extends string, A extends TSchema, B extends TSchema | undefined>(
+  app: App,
+  method: Method,
+  path: Path,
+  status: 200 | 201,
+  op: Operation<Path, A, B> & { location?: (data: DataOf<A>) => string },
+): void {
+  const { operationId, summary, body, answer, location, extraErrors = [], run } = op;
   const params = paramsOf(path);
   // A plain FastifySchema: the handler's params and body are typed through the route's generic
   // (Inputs, from the path and the body schema), and the answer against `run`'s type by Operation.
