@@ -48,3 +48,14 @@ export async function lockRow<T extends MerchantTable, C extends keyof Selectabl
     select ${sql.join(columns.map((column) => sql.ref(column)))} from ${sql.table(table)} where ${byId(table, scope, id)} for update`.execute(db);
   return rows[0];
 }
+
+/**
+ * The rows of `ids` in the order of `ids` (each id once); ids `read` finds no row for are left out.
+ * `read` gets the distinct ids and runs one statement; none for an empty list.
+ */
+export async function inIdOrder<R extends { id: string }>(ids: string[], read: (unique: string[]) => Promise<R[]>): Promise<R[]> {
+  if (ids.length === 0) return [];
+  const unique = [...new Set(ids)];
+  const byId = new Map((await read(unique)).map((row) => [row.id, row]));
+  return unique.flatMap((id) => byId.get(id) ?? []);
+}

@@ -86,7 +86,8 @@ export interface NamedResource<S extends TSchema, Q extends TObject, T> {
   get: (ctx: Ctx, id: string) => Promise<T>;
 }
 
-const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+/** The word with its first letter in capitals ('orders' → 'Orders'). */
+export const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 /** GET /<noun>s and GET /<noun>s/:id, their operations worded from the noun. */
 export function readRoutes<S extends TSchema, Q extends TObject, T>(app: TypeBoxApp, r: NamedResource<S, Q, T>): void {

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import type { FastifyRequest, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface } from 'fastify';
 import type { TObject, TSchema } from 'typebox';
 import { ctxOf, requireScope, type Ctx } from '../../http/context.ts';
+import { capital } from '../../http/read-routes.ts';
 import { listRoute, type Page, type PageRequest } from '../../http/paging.ts';
 import { respond, type JsonText } from '../../http/serialize.ts';
 import { IdParams, Many, One, CREATE_ERRORS, GET_ERRORS, LIST_ERRORS, UPDATE_ERRORS, problems } from '../../http/schemas.ts';
@@ -34,8 +35,6 @@ export interface CatalogRouteSpec<T extends { id: string }, C extends TObject, U
 }
 
 const doc = ({ summary, description }: Doc) => ({ summary, ...(description !== undefined && { description }) });
-
-const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 export function catalogRoutes<T extends { id: string }, C extends TObject, U extends TObject>(app: App, spec: CatalogRouteSpec<T, C, U>): void {
   const many = `${spec.noun}s`;

@@ -2,7 +2,7 @@
 import type { Updateable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { VariantsTable } from '../../db/schema.ts';
-import { now } from '../../db/rows.ts';
+import { inIdOrder, now } from '../../db/rows.ts';
 import { ofMerchant, type Scope } from '../../db/scope.ts';
 import { isoSql, parseJson, type JsonText } from '../../http/serialize.ts';
 import { kindQueries } from '../catalog/queries.ts';
@@ -27,10 +27,8 @@ export type ProductRow = Awaited<ReturnType<ReturnType<typeof productRows.rows>[
 
 /** Products in the order of `ids` as JSON text; unknown ids and other merchants' are left out. One statement. */
 export async function loadProductJson(db: Database, scope: Scope, ids: string[]): Promise<JsonText<Product>[]> {
-  if (ids.length === 0) return [];
-  const rows = await productRows.rows(db, scope).where('products.id', 'in', ids).execute();
-  const byId = new Map(rows.map((row) => [row.id, row.json]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  const rows = await inIdOrder(ids, (unique) => productRows.rows(db, scope).where('products.id', 'in', unique).execute());
+  return rows.map((row) => row.json);
 }
 
 /** Products in the order of `ids`; unknown ids and other merchants' are left out. One statement. */

@@ -4,7 +4,7 @@
 // merchant filter.
 import { sql } from 'kysely';
 import type { Database } from '../../../db/database.ts';
-import { lockRow } from '../../../db/rows.ts';
+import { inIdOrder, lockRow } from '../../../db/rows.ts';
 import { canSeeLocation, ofMerchant, type Scope } from '../../../db/scope.ts';
 import { isoSql, parseJson, type JsonText } from '../../../http/serialize.ts';
 import { fulfillmentRecordJson, orderJson, orderLinesJson } from './present.ts';
@@ -17,17 +17,6 @@ export interface RecordRow<T> {
   updated_at: string;
   fulfillment_location_id: string;
   json: JsonText<T>;
-}
-
-/**
- * The records of `ids` in the order of `ids` (each id once); ids `read` finds no row for are left
- * out. `read` gets the distinct ids and runs one statement; none for an empty list.
- */
-async function inIdOrder<T>(ids: string[], read: (unique: string[]) => Promise<RecordRow<T>[]>): Promise<RecordRow<T>[]> {
-  if (ids.length === 0) return [];
-  const unique = [...new Set(ids)];
-  const byId = new Map((await read(unique)).map((row) => [row.id, row]));
-  return unique.flatMap((id) => byId.get(id) ?? []);
 }
 
 /**
