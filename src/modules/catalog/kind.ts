@@ -54,8 +54,10 @@ export function catalogKind<T, Row, E extends EventType>(ops: KindOps<T, Row>) {
     return found;
   }
   /** The event carries the record as every location sees it, whoever wrote it. */
-  async function emit(trx: Database, scope: Scope, id: string, type: E): Promise<void> {
-    await emitEvent(trx, { merchantId: scope.merchantId, type, locationId: null, object: await ops.load(trx, merchantScope(scope.merchantId), id) });
+  async function emit(trx: Database, scope: Scope, id: string, type: E): Promise<T | undefined> {
+    const object = await ops.load(trx, merchantScope(scope.merchantId), id);
+    await emitEvent(trx, { merchantId: scope.merchantId, type, locationId: null, object });
+    return object;
   }
   return {
     get,
@@ -66,12 +68,13 @@ export function catalogKind<T, Row, E extends EventType>(ops: KindOps<T, Row>) {
     },
     /** A create or update: `change` (answering the record's id) and its event in one transaction, then the record as get shows it. */
     async write(ctx: Ctx, type: E, change: (trx: Database) => Promise<string>): Promise<T> {
-      const id = await inTransaction(ctx.db, async (trx) => {
+      const { id, object } = await inTransaction(ctx.db, async (trx) => {
         const changed = await change(trx);
-        await emit(trx, ctx, changed, type);
-        return changed;
+        return { id: changed, object: await emit(trx, ctx, changed, type) };
       });
-      return get(ctx, id);
+      // The event's record is what every location sees: for a key that sees every location it is
+      // the answer too, so it is not read again.
+      return ctx.locationIds === null && object !== undefined ? object : get(ctx, id);
     },
   };
 }
