@@ -5,7 +5,7 @@ import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { ConfigError } from '../config.ts';
-import { preparing, StatementNames } from './prepared.ts';
+import { sendStatements, StatementNames } from './prepared.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -80,7 +80,7 @@ export function postgresDatabase(
   const names = new StatementNames();
   pool.on('connect', (client) => {
     client.on('error', onConnectionError);
-    if (preparedStatements) preparing(client, names);
+    sendStatements(client, preparedStatements ? names : null);
   });
   pool.on('error', onConnectionError);
   // Failing to get a connection at all is "unavailable", whatever the server's reason (refusing

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, onPostgres, type TestDatabase } from '../../test/helpers.ts';
@@ -51,5 +52,59 @@ describe.runIf(onPostgres())('statements prepared by name', () => {
     } finally {
       await unnamed.close();
     }
+  });
+});
+
+// src/db/prepared.ts: pg's promise mode kept every result through minor GCs (CPU per request ×2 under load).
+describe.runIf(onPostgres())('statements sent to pg', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await testDatabase();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** Every call Kysely's statements make to pg's own Client.query, with whether it passed a callback. */
+  async function callsTo(preparedStatements: boolean, run: (handle: DatabaseHandle) => Promise<void>) {
+    const calls: { text: string; callback: boolean }[] = [];
+    const original = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, config: unknown, values?: unknown, callback?: unknown) {
+      const text = typeof config === 'string' ? config : (config as { text?: string })?.text;
+      if (text?.includes('sent_by_test')) calls.push({ text, callback: typeof callback === 'function' || typeof values === 'function' });
+      return (original as (...args: unknown[]) => unknown).call(this, config, values, callback);
+    } as typeof original;
+    const handle = postgresDatabase(t.url!, 1, undefined, undefined, preparedStatements);
+    try {
+      await run(handle);
+    } finally {
+      pg.Client.prototype.query = original;
+      await handle.close();
+    }
+    return calls;
+  }
+
+  it.each([true, false])('go in callback mode, named or not (prepared statements %s), and answer with their rows', async (preparedStatements) => {
+    const calls = await callsTo(preparedStatements, async (handle) => {
+      for (let run = 0; run < PREPARE_AFTER + 1; run++) {
+        expect((await sql<{ n: number }>`select ${run}::int + 7 as n, 'sent_by_test' as tag`.execute(handle.db)).rows).toEqual([
+          { n: run + 7, tag: 'sent_by_test' },
+        ]);
+      }
+    });
+    expect(calls).toHaveLength(PREPARE_AFTER + 1);
+    expect(calls.every((c) => c.callback)).toBe(true);
+  });
+
+  it("a failing statement rejects with PostgreSQL's error, its stack leading back to the caller", async () => {
+    await callsTo(true, async (handle) => {
+      const err = await sql`select 1 / 0 as sent_by_test`.execute(handle.db).then(
+        () => null,
+        (e: unknown) => e as Error & { code?: string },
+      );
+      expect(err?.code).toBe('22012');
+      expect(err?.message).toBe('division by zero');
+      expect(err?.stack).toContain('prepared.test.ts');
+    });
   });
 });
