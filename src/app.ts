@@ -98,19 +98,24 @@ export async function buildApp(opts: AppOptions) {
     route.attachValidation = true;
     for (const method of [route.method].flat()) app.routeList.push({ method, url: route.url, scope: route.config?.scope, schema: route.schema });
   });
-  app.addHook('preHandler', async (req) => {
-    if (req.validationError && !req.routeOptions.config.idempotent) throw validationProblem(req.validationError);
+  // These hooks run on every request: plain callbacks, not async functions (no promise and further
+  // tick each).
+  app.addHook('preHandler', (req, _reply, done) => {
+    if (req.validationError && !req.routeOptions.config.idempotent) return done(validationProblem(req.validationError));
+    done();
   });
-  app.addHook('onSend', async (req, reply) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Request-Id', req.id);
+    done(null, payload);
   });
   // A write whose route takes a body must send JSON: anything else is 415, even an empty body.
-  app.addHook('preValidation', async (req) => {
-    if (!req.routeOptions.schema?.body || req.method === 'GET' || req.method === 'DELETE') return;
+  app.addHook('preValidation', (req, _reply, done) => {
+    if (!req.routeOptions.schema?.body || req.method === 'GET' || req.method === 'DELETE') return done();
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/(.+\+)?json\s*(;|$)/i.test(type)) {
-      throw new AppError('unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".');
+      return done(new AppError('unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".'));
     }
+    done();
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {

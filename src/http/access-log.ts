@@ -3,10 +3,12 @@
 // request id to find it again (request_id, bound to every line logged during the request). Health
 // checks and metric scrapes are logged at debug so they do not drown the rest. The same hook
 // records the request metrics. (The merchant-facing request log in the database is request-log.ts.)
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { httpRequestDuration, httpRequests } from '../metrics.ts';
 
 const QUIET = new Set(['/healthz', '/readyz', '/metrics']);
+// pino's level values (a logger set to `silent`, or to a level not named here, logs no access lines).
+const LEVEL_VALUES: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 
 /** The merchant a request acted for: its API key's, its portal session's, or the operator path's. */
 function merchantOf(req: FastifyRequest): string | null {
@@ -17,26 +19,29 @@ function merchantOf(req: FastifyRequest): string | null {
 }
 
 export function registerAccessLog(app: FastifyInstance) {
-  app.addHook('onResponse', async (req, reply) => {
+  // A plain callback (no async function: no promise and further tick per request); the line is
+  // built only when its level is logged.
+  app.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const route = req.routeOptions.url ?? null;
     const status = reply.statusCode;
-    const seconds = reply.elapsedTime / 1000;
     const labels = { method: req.method, route: route ?? 'unmatched', status: String(status) };
     httpRequests.inc(labels);
-    httpRequestDuration.observe(labels, seconds);
+    httpRequestDuration.observe(labels, reply.elapsedTime / 1000);
 
     const path = req.url.split('?')[0];
-    const line = {
-      method: req.method,
-      route,
-      path,
-      status,
-      duration_ms: Math.round(reply.elapsedTime * 10) / 10,
-      merchant_id: merchantOf(req),
-      key_id: req.auth?.apiKeyId ?? null,
-    };
-    const msg = `${req.method} ${path} ${status} ${line.duration_ms} ms`;
-    if (QUIET.has(path)) req.log.debug(line, msg);
-    else req.log.info(line, msg);
+    const level = QUIET.has(path) ? 'debug' : 'info';
+    if (LEVEL_VALUES[req.log.level] <= LEVEL_VALUES[level]) {
+      const line = {
+        method: req.method,
+        route,
+        path,
+        status,
+        duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+        merchant_id: merchantOf(req),
+        key_id: req.auth?.apiKeyId ?? null,
+      };
+      req.log[level](line, `${req.method} ${path} ${status} ${line.duration_ms} ms`);
+    }
+    done();
   });
 }
