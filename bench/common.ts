@@ -13,6 +13,11 @@ export const PORTS = {
   baseline: PORT_BASE + 2,
   counted: PORT_BASE + 3,
   pglite: PORT_BASE + 4,
+  /** The scale part: service and baseline on each tier at once. */
+  service10k: PORT_BASE + 5,
+  service1m: PORT_BASE + 6,
+  baseline10k: PORT_BASE + 7,
+  baseline1m: PORT_BASE + 8,
   receiver: PORT_BASE + 50,
   counter: PORT_BASE + 60,
 };
@@ -174,7 +179,10 @@ export function machine(): string {
 
 /** GET a JSON body (with the bench key when auth is given). */
 export async function getJson(url: string, auth?: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, { headers: auth ? { authorization: `Bearer ${auth}` } : {} });
+  const get = () => fetch(url, { headers: auth ? { authorization: `Bearer ${auth}` } : {} });
+  // A kept-alive connection idle through the wrk rounds may be closed by the server (keep-alive
+  // timeout) just as fetch reuses it: that one request is sent again on a new connection.
+  const res = await get().catch((err: { cause?: { code?: string } }) => (err.cause?.code === 'UND_ERR_SOCKET' ? get() : Promise.reject(err)));
   return { status: res.status, body: await res.json() };
 }
 

@@ -45,7 +45,7 @@ export interface ReadsResult {
 }
 
 /** Follow next_cursor from page 1 until page `target` (or the last page); returns [page, path]. */
-async function deepPage(base: string, path: string, target: number, auth?: string): Promise<[number, string]> {
+export async function deepPage(base: string, path: string, target: number, auth?: string): Promise<[number, string]> {
   let current = path;
   for (let page = 1; page < target; page++) {
     const { status, body } = await getJson(base + current, auth);

@@ -1,7 +1,8 @@
 // The benchmark (issue 14): the service against its ceiling, in one run, on the local PostgreSQL.
-//   npm run bench                          everything (reads on both tiers, writes, webhooks, RSS)
+//   npm run bench                          everything (reads on both tiers, scale, writes, webhooks, RSS)
 //   npm run bench -- reads                 only the reads; also: writes, webhooks, rss (any mix)
 //   npm run bench -- reads --tier 1m       one tier for the reads (10k or 1m; default both)
+//   npm run bench -- scale                 a page's cost at 1M against 10k, both tiers at once
 //   npm run bench -- --rebuild             build the data databases again
 // Settings: BENCH_ROUNDS (3), BENCH_DURATION (seconds per wrk run, 4), BENCH_PORT_BASE (7100),
 // BENCH_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres). See README "Benchmark".
@@ -12,8 +13,9 @@ import { readsTable, runReads, type ReadRow } from './reads.ts';
 import { runWrites, writesReport } from './writes.ts';
 import { runWebhooks, webhooksReport } from './webhooks.ts';
 import { rssReport, runRss } from './rss.ts';
+import { runScale, scaleReport } from './scale.ts';
 
-const PARTS = ['reads', 'writes', 'webhooks', 'rss'] as const;
+const PARTS = ['reads', 'scale', 'writes', 'webhooks', 'rss'] as const;
 type Part = (typeof PARTS)[number];
 
 function options(argv: string[]) {
@@ -73,6 +75,13 @@ if (opts.parts.has('reads')) {
     `### Reads (wrk -t2 -c10, ${ROUNDS} rounds × ${DURATION} s per server, interleaved; ratio = service ÷ baseline req/s per round)\n\n${readsTable(rows)}`,
   );
   report.push(`RSS during the reads (MiB, idle → after):\n\n${table(['tier', 'service', 'baseline'], rssRows)}`);
+}
+
+if (opts.parts.has('scale')) {
+  const both = { '10k': await tierUrl('10k'), '1m': await tierUrl('1m') };
+  report.push(
+    `### Scale (a page's cost at 1M rows ÷ at 10k; both tiers served at once, rounds alternating, wrk -t2 -c10, ${ROUNDS} rounds × ${DURATION} s)\n\n${scaleReport(await runScale(both))}`,
+  );
 }
 
 if (opts.parts.has('writes')) {
