@@ -55,7 +55,7 @@ describe.runIf(onPostgres())('statements prepared by name', () => {
   });
 });
 
-// src/db/prepared.ts: pg's promise mode kept every result through minor GCs (CPU per request ×2 under load).
+// src/db/prepared.ts: pg's promise mode kept every result through minor GCs (1.8 × the CPU per request under load).
 describe.runIf(onPostgres())('statements sent to pg', () => {
   let t: TestDatabase;
   beforeAll(async () => {
