@@ -40,7 +40,7 @@ export async function runScale(urls: { '10k': string; '1m': string }): Promise<S
     log(`scale: ${LISTS.length * 2} pages × ${ROUNDS} rounds × 4 servers × ${DURATION} s (load average ${loadAverage()})`);
     for (const path of LISTS) {
       const name = `GET /${path.slice(API.length + 1)}`;
-      // [label, service 10k, service 1m, baseline 10k, baseline 1m] paths
+      // The deep page on each server: service 10k, service 1m, baseline 10k, baseline 1m.
       const deep = await Promise.all([
         deepFullPage(s10k.url, path, 200, API_KEY),
         deepFullPage(s1m.url, path, 200, API_KEY),

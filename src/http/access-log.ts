@@ -4,11 +4,10 @@
 // checks and metric scrapes are logged at debug so they do not drown the rest. The same hook
 // records the request metrics. (The merchant-facing request log in the database is request-log.ts.)
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { levels } from 'pino';
 import { httpRequestDuration, httpRequests } from '../metrics.ts';
 
 const QUIET = new Set(['/healthz', '/readyz', '/metrics']);
-// pino's level values (a logger set to `silent`, or to a level not named here, logs no access lines).
-const LEVEL_VALUES: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 
 /** The merchant a request acted for: its API key's, its portal session's, or the operator path's. */
 function merchantOf(req: FastifyRequest): string | null {
@@ -30,7 +29,8 @@ export function registerAccessLog(app: FastifyInstance) {
 
     const path = req.url.split('?')[0];
     const level = QUIET.has(path) ? 'debug' : 'info';
-    if (LEVEL_VALUES[req.log.level] <= LEVEL_VALUES[level]) {
+    // pino's level values; `silent` (and a logger without levels, as in tests) has none: no line.
+    if (levels.values[req.log.level] <= levels.values[level]) {
       const line = {
         method: req.method,
         route,
