@@ -81,7 +81,8 @@ export function problems(...codes: ErrorCode[]) {
 
 // The error codes each kind of integration operation can answer, beside its own.
 const ALWAYS: ErrorCode[] = ['unauthorized', 'rate_limited', 'internal_error', 'service_unavailable'];
-const WITH_BODY: ErrorCode[] = ['malformed_request', 'payload_too_large', 'unsupported_media_type', 'validation_failed'];
+/** What a route with a JSON body can answer about the body (the operator API's routes too). */
+export const WITH_BODY: ErrorCode[] = ['malformed_request', 'payload_too_large', 'unsupported_media_type', 'validation_failed'];
 const IDEMPOTENT: ErrorCode[] = ['idempotency_in_progress', 'idempotency_key_reused'];
 export const LIST_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', 'malformed_request', 'validation_failed'];
 export const GET_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', 'not_found'];

@@ -9,6 +9,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { operatorCtx, type Ctx } from '../http/context.ts';
 import type { ErrorCode } from '../http/errors.ts';
 import { Uuid, problems } from '../http/schemas.ts';
+import { respond } from '../http/serialize.ts';
 import { errorsOf, tags } from './schemas.ts';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -22,7 +23,7 @@ type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${i
 /** What a route's path and body schema let through (the body is unknown where the route has none). */
 type Inputs<Path extends string, B> = { Params: Record<ParamNames<Path>, string>; Body: B extends TSchema ? Static<B> : unknown };
 /** The request as the handler of a route with this path and body schema sees it, once they validated it. */
-export type OperatorRequest<Path extends string, B> = FastifyRequest<
+type OperatorRequest<Path extends string, B> = FastifyRequest<
   Inputs<Path, B>,
   RawServerDefault,
   RawRequestDefaultExpression,
@@ -32,7 +33,7 @@ export type OperatorRequest<Path extends string, B> = FastifyRequest<
 /** What an answer schema (`One(X, '…')` or a named envelope) carries in `data`. */
 type DataOf<A extends TSchema> = Static<A> extends { data: infer D } ? D : never;
 
-export interface Operation<Path extends string, A extends TSchema, B extends TSchema | undefined> {
+interface Operation<Path extends string, A extends TSchema, B extends TSchema | undefined> {
   operationId: string;
   summary: string;
   body?: B;
@@ -43,11 +44,14 @@ export interface Operation<Path extends string, A extends TSchema, B extends TSc
   run: (req: OperatorRequest<Path, B>) => Promise<DataOf<A>>;
 }
 
-/** A route that creates: its body is required, and it may say where to read what it created. */
-export interface Creation<Path extends string, A extends TSchema, B extends TSchema> extends Operation<Path, A, B> {
-  body: B;
-  /** The Location header of the answer. */
+/** Where to read what a route created (the Location header of its answer). */
+interface Located<A extends TSchema> {
   location?: (data: DataOf<A>) => string;
+}
+
+/** A route that creates: its body is required, and it may say where to read what it created. */
+interface Creation<Path extends string, A extends TSchema, B extends TSchema> extends Operation<Path, A, B>, Located<A> {
+  body: B;
 }
 
 export function operatorRoute<Path extends string, A extends TSchema, B extends TSchema | undefined = undefined>(
@@ -69,7 +73,7 @@ function register<Path extends string, A extends TSchema, B extends TSchema | un
   method: Method,
   path: Path,
   status: 200 | 201,
-  op: Operation<Path, A, B> & { location?: (data: DataOf<A>) => string },
+  op: Operation<Path, A, B> & Located<A>,
 ): void {
   const { operationId, summary, body, answer, location, extraErrors = [], run } = op;
   const params = paramsOf(path);
@@ -89,9 +93,9 @@ function register<Path extends string, A extends TSchema, B extends TSchema | un
     schema,
     handler: async (req, reply) => {
       const data = await run(req);
-      reply.code(status);
+      if (status !== 200) reply.code(status);
       if (location) reply.header('Location', location(data));
-      return { data, request_id: req.id };
+      return respond(reply, req.id, data);
     },
   });
 }

@@ -1,7 +1,7 @@
 // Response schemas and error sets of the operator API (its own OpenAPI document).
 import { Type } from 'typebox';
 import type { ErrorCode } from '../http/errors.ts';
-import { Nullable, RequestId, Timestamp, Uuid, component } from '../http/schemas.ts';
+import { Nullable, RequestId, Timestamp, Uuid, WITH_BODY, component } from '../http/schemas.ts';
 import { Delivery, Endpoint } from '../modules/webhook-endpoints/schemas.ts';
 import { ApiKey } from '../modules/api-keys/schemas.ts';
 
@@ -10,9 +10,8 @@ export const tags = ['Operator'];
 const ALWAYS: ErrorCode[] = ['unauthorized', 'internal_error', 'service_unavailable'];
 /** An id in the path: an unknown merchant, or a record it does not have. */
 const WITH_ID: ErrorCode[] = ['not_found'];
-const WITH_BODY: ErrorCode[] = ['malformed_request', 'payload_too_large', 'unsupported_media_type', 'validation_failed'];
-/** A POST without a body schema (an action): a body, when sent, must still be JSON. */
-const ACTION: ErrorCode[] = ['malformed_request', 'payload_too_large', 'unsupported_media_type'];
+/** A POST without a body schema (an action): a body, when sent, must still be JSON (nothing to validate). */
+const ACTION: ErrorCode[] = WITH_BODY.filter((code) => code !== 'validation_failed');
 
 /** The problems an operator route can answer, from its shape: an id in the path, a body, or an action's POST. */
 export function errorsOf(method: string, path: string, hasBody: boolean): ErrorCode[] {
