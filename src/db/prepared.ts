@@ -55,14 +55,14 @@ export function sendStatements(client: pg.PoolClient, names: StatementNames | nu
     if (typeof config !== 'string' || !Array.isArray(values) || callback) return query(config, values, callback);
     const name = names?.nameOf(config);
     return new Promise<pg.QueryResult>((resolve, reject) => {
-      const done: Callback = (err, result) => {
-        if (!err) return resolve(result);
-        // As pg's promise mode does: the stack leads back to the caller, not to the socket read.
-        Error.captureStackTrace(err);
-        reject(err);
-      };
+      const done: Callback = (err, result) => (err ? reject(err) : resolve(result));
       if (name === undefined) query(config, values, done);
       else query({ name, text: config, values }, undefined, done);
+    }).catch((err: Error) => {
+      // As pg's promise mode does: captured where the rejection is handled, so the stack leads back
+      // (through the awaiting callers) to the statement's caller, not to the socket read.
+      Error.captureStackTrace(err);
+      throw err;
     });
   }) as typeof client.query;
 }

@@ -89,7 +89,7 @@ export async function moveStock(trx: Database, scope: Scope, moves: StockMove[])
     )
     select level.variant_id, level.location_id, ${MOVED_LEVEL_JSON} as json
       from level
-      join variants on variants.id = level.variant_id`.execute(trx);
+      join variants on variants.id = level.variant_id and ${ofMerchant('variants', scope)}`.execute(trx);
   return new Map(rows.map((r) => [levelKey(r.variant_id, r.location_id), parseJson(r.json)]));
 }
 
