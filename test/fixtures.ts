@@ -2,7 +2,6 @@
 // test), stock, orders and fulfillments. Connected products, which may repeat a native SKU, come
 // from the operator's connected sync (syncConnectedProduct). No fixture inserts rows directly.
 import { randomBytes } from 'node:crypto';
-import { WAREHOUSE_PRESET } from '../src/http/scopes.ts';
 import { json, portalJson, type TestApp, type TestMerchant } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
@@ -107,8 +106,16 @@ export async function events(t: TestApp, merchantId: string, type?: string) {
   return q.orderBy('created_at').orderBy('id').execute();
 }
 
-/** The Warehouse preset's scopes (src/http/scopes.ts names them). */
-export const WAREHOUSE: string[] = [...WAREHOUSE_PRESET];
+/** The Warehouse preset's scopes as the contract (§3) lists them: written out, so a change to the preset shows. */
+export const WAREHOUSE = [
+  'orders.read',
+  'products.read',
+  'inventory.read',
+  'fulfillments.read',
+  'inventory.adjust',
+  'fulfillments.create',
+  'fulfillments.tracking.write',
+];
 
 /** A signed-in portal session: the cookie and the CSRF token its writes carry. */
 export interface PortalSession {

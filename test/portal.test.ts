@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { WAREHOUSE } from './fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -236,6 +237,7 @@ describe('keys and endpoints', () => {
   it('a Warehouse key restricted to one location, made in the portal, sees only that location', async () => {
     const s = await signIn();
     const meta = portalJson(await call(s, 'GET', '/meta'), 200, 'GET /portal/api/meta').data;
+    expect(meta.warehouse_scopes).toEqual(WAREHOUSE);
     const key = portalJson(
       await call(s, 'POST', '/api-keys', { label: 'Warehouse', scopes: meta.warehouse_scopes, location_ids: [m.locations[0]] }),
       201,
