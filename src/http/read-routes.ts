@@ -58,7 +58,7 @@ export function listOf<S extends TSchema, Q extends TObject, T>(
 }
 
 /** GET `resource.path`/:id: one item read by `get` (which throws not_found). */
-function getById<S extends TSchema, T>(app: TypeBoxApp, resource: Resource<S>, op: Operation, get: (ctx: Ctx, id: string) => Promise<T>): void {
+export function getById<S extends TSchema, T>(app: TypeBoxApp, resource: Resource<S>, op: Operation, get: (ctx: Ctx, id: string) => Promise<T>): void {
   const { operationId, summary, description, answer } = op;
   // Typed as a plain FastifySchema (as listRoute's options are): the answer's shape is the item's
   // schema, which the route cannot check against `get`'s type; the params stay typed.

@@ -4,10 +4,10 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import type { FastifyRequest, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface } from 'fastify';
 import type { TObject, TSchema } from 'typebox';
 import { ctxOf, requireScope, type Ctx } from '../../http/context.ts';
-import { capital } from '../../http/read-routes.ts';
-import { listRoute, type Page, type PageRequest } from '../../http/paging.ts';
-import { respond, type JsonText } from '../../http/serialize.ts';
-import { IdParams, Many, One, CREATE_ERRORS, GET_ERRORS, LIST_ERRORS, UPDATE_ERRORS, problems } from '../../http/schemas.ts';
+import { capital, getById, listOf } from '../../http/read-routes.ts';
+import type { Page, PageRequest } from '../../http/paging.ts';
+import type { JsonText } from '../../http/serialize.ts';
+import { IdParams, One, CREATE_ERRORS, UPDATE_ERRORS, problems } from '../../http/schemas.ts';
 import { ListQuery } from './schemas.ts';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -57,25 +57,9 @@ export function catalogRoutes<T extends { id: string }, C extends TObject, U ext
     schema: { operationId, tags: [s.tag], ...schema },
   });
   const submitted = (body: unknown) => s.submits && typeof body === 'object' && body !== null && 'submit' in body && body.submit === true;
-  listRoute(
-    app,
-    s.path,
-    route(read, `list${s.opMany}`, {
-      ...doc(s.list),
-      querystring: ListQuery,
-      response: { 200: Many(s.schema, `A page of ${s.many}.`), ...problems(...LIST_ERRORS) },
-    }),
-    (req, page, query) => s.page(ctxOf(req), page, query),
-  );
-  app.get(
-    `${s.path}/:id`,
-    route(read, `get${s.opOne}`, {
-      summary: `Get a ${s.one}`,
-      params: IdParams,
-      response: { 200: One(s.schema, `The ${s.one}.`), ...problems(...GET_ERRORS) },
-    }),
-    async (req, reply) => respond(reply, req.id, await s.get(ctxOf(req), req.params.id)),
-  );
+  const resource = { path: s.path, scope: read.scope, tag: s.tag, item: s.schema };
+  listOf(app, resource, { operationId: `list${s.opMany}`, ...doc(s.list), querystring: ListQuery, answer: `A page of ${s.many}.` }, s.page);
+  getById(app, resource, { operationId: `get${s.opOne}`, summary: `Get a ${s.one}`, answer: `The ${s.one}.` }, s.get);
   app.post(
     s.path,
     route(write, `create${s.opOne}`, {
