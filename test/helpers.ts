@@ -199,7 +199,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, database?: T
   };
 }
 
-export interface MerchantAppOptions {
+interface MerchantAppOptions {
   config?: Partial<Config>;
   /** The merchant's locations (2 unless given). */
   locations?: number;

@@ -11,9 +11,9 @@ export type OwnedTable = 'vendors' | 'tags' | 'media_assets' | 'products' | 'col
 export type HandleTable = 'products' | 'collections';
 export type ConnectedTable = 'media_assets' | 'products' | 'collections' | 'social_videos';
 
-export type KindTable = 'products' | 'collections' | 'social_videos';
+type KindTable = 'products' | 'collections' | 'social_videos';
 
-export interface KindTableSpec<T extends KindTable, Row, L> {
+interface KindTableSpec<T extends KindTable, Row, L> {
   table: T;
   /** The rows as the API shows them (the merchant filter is added to it). */
   shown: (db: Database, scope: Scope) => SelectQueryBuilder<DB, T, Row>;

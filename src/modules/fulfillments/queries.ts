@@ -2,7 +2,7 @@
 // book's: ../orders/records/queries.ts). Every statement carries the merchant filter.
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
-import { lockRow } from '../../db/rows.ts';
+import { lockRow, updateRow } from '../../db/rows.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 import { parseJson, type JsonText } from '../../http/serialize.ts';
@@ -47,17 +47,11 @@ export function lockFulfillment(trx: Database, scope: Scope, id: string) {
 }
 
 export function setTracking(trx: Database, scope: Scope, id: string, t: TrackingInput) {
-  return trx
-    .updateTable('fulfillments')
-    .set({
-      status: 'shipped',
-      tracking_number: t.tracking_number,
-      tracking_url: t.tracking_url ?? null,
-      tracking_carrier_name: t.carrier_name ?? null,
-      tracking_service_level: t.service_level ?? null,
-      updated_at: sql`clock_timestamp()`,
-    })
-    .where(ofMerchant('fulfillments', scope))
-    .where('id', '=', id)
-    .execute();
+  return updateRow(trx, scope, 'fulfillments', id, {
+    status: 'shipped',
+    tracking_number: t.tracking_number,
+    tracking_url: t.tracking_url ?? null,
+    tracking_carrier_name: t.carrier_name ?? null,
+    tracking_service_level: t.service_level ?? null,
+  });
 }

@@ -11,7 +11,7 @@ import { fulfillmentRecordJson, orderJson, orderLinesJson } from './present.ts';
 import type { Fulfillment, Order, OrderFulfillmentState } from './schemas.ts';
 
 /** A record as PostgreSQL built it, with what paging and the location rule read of it. */
-export interface RecordRow<T> {
+interface RecordRow<T> {
   id: string;
   /** ISO text (the keyset position). */
   updated_at: string;
