@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { lockRow, updateRow } from '../../db/rows.ts';
-import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
+import { atVisibleLocation, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 import { parseJson, type JsonText } from '../../http/serialize.ts';
 import { fulfillmentJson, type FulfillmentItemJson } from '../orders/records/present.ts';
