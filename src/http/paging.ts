@@ -7,7 +7,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyContextConfig, FastifyRequest, FastifySchema } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { Type, type Static, type TObject } from 'typebox';
 import { AppError } from './errors.ts';
 import { canonicalJson, respond } from './serialize.ts';
@@ -107,11 +107,23 @@ export function positionCursor(secret: string, route: string, query: { cursor?: 
   return { position, next: (last: string) => sealCursor(secret, { b: binding, p: last }) };
 }
 
-/** `(table.updated_at, table.id) > cursor position`, or true on the first page. */
-export function afterPosition(table: string, after: Position | null): Expression<SqlBool> {
-  if (!after) return sql<boolean>`true`;
-  return sql<boolean>`(${sql.ref(`${table}.updated_at`)}, ${sql.ref(`${table}.id`)}) > (${after.updatedAt}::timestamptz, ${after.id}::uuid)`;
+/**
+ * What a page binds, ready for a statement (db/statement.ts): the cursor's position (null on the
+ * first page), updated_after (strict; null: none) and the rows to fetch, one more than the page.
+ */
+export interface PageValues {
+  afterUpdatedAt: string | null;
+  afterId: string | null;
+  updatedAfter: Date | null;
+  fetch: number;
 }
+
+export const pageValues = (page: PageRequest, updatedAfter?: string): PageValues => ({
+  afterUpdatedAt: page.after?.updatedAt ?? null,
+  afterId: page.after?.id ?? null,
+  updatedAfter: updatedAfter ? new Date(updatedAfter) : null,
+  fetch: page.limit + 1,
+});
 
 /** Rows were fetched with limit + 1: the extra row only says whether another page exists. */
 // updated_at is a Date, or its ISO text where PostgreSQL built it (isoSql), so no Date is parsed.
@@ -128,22 +140,26 @@ export function finishPage<T extends { updated_at: Date | string; id: string }>(
 
 /**
  * The standard list tail: rows after the cursor (and after `updated_after`, strict), ordered by
- * (updated_at, id), one more than the page so finishPage can tell whether another page exists.
+ * (updated_at, id), `fetch` of them. Its SQL depends only on which values are null, so a list can
+ * be a statement compiled once per shape (db/statement.ts) with the page's values spread into its own.
  */
 // Any select over any tables: the tail only adds conditions on `table`'s updated_at and id.
 type AnySelect = SelectQueryBuilder<any, any, any>;
-export function keysetPage<QB extends AnySelect>(qb: QB, table: string, page: PageRequest, updatedAfter?: string): QB {
-  let q = qb.where(afterPosition(table, page.after));
-  if (updatedAfter) q = q.where(sql.ref(`${table}.updated_at`), '>', new Date(updatedAfter));
+export function keysetPage<QB extends AnySelect>(qb: QB, table: string, v: PageValues): QB {
+  let q: AnySelect = qb;
+  if (v.afterUpdatedAt !== null && v.afterId !== null) {
+    q = q.where(sql<boolean>`(${sql.ref(`${table}.updated_at`)}, ${sql.ref(`${table}.id`)}) > (${v.afterUpdatedAt}::timestamptz, ${v.afterId}::uuid)`);
+  }
+  if (v.updatedAfter !== null) q = q.where(sql.ref(`${table}.updated_at`), '>', v.updatedAfter);
   return q
     .orderBy(sql.ref(`${table}.updated_at`))
     .orderBy(sql.ref(`${table}.id`))
-    .limit(page.limit + 1) as QB;
+    .limit(v.fetch) as QB;
 }
 
 /** A list's page in one call: the query with the standard tail, executed and cut. */
 export async function readPage<QB extends AnySelect>(qb: QB, table: string, page: PageRequest, updatedAfter?: string) {
-  const rows = (await keysetPage(qb, table, page, updatedAfter).execute()) as Awaited<ReturnType<QB['execute']>>;
+  const rows = (await keysetPage(qb, table, pageValues(page, updatedAfter)).execute()) as Awaited<ReturnType<QB['execute']>>;
   return finishPage(page, rows);
 }
 

@@ -5,7 +5,8 @@ import type { Database } from '../../db/database.ts';
 import { insertRow, lockRow, updateRow, type NewRow } from '../../db/rows.ts';
 import type { DB } from '../../db/schema.ts';
 import { ofMerchant, type Scope } from '../../db/scope.ts';
-import { readPage, type PageRequest } from '../../http/paging.ts';
+import { statement } from '../../db/statement.ts';
+import { finishPage, keysetPage, pageValues, type PageRequest, type PageValues } from '../../http/paging.ts';
 
 export type OwnedTable = 'vendors' | 'tags' | 'media_assets' | 'products' | 'collections' | 'locations';
 export type HandleTable = 'products' | 'collections';
@@ -31,11 +32,17 @@ export function kindQueries<T extends KindTable, Row extends { id: string; updat
   locked,
 }: KindTableSpec<T, Row, L>) {
   const rows = (db: Database, scope: Scope) => shown(db, scope).where(ofMerchant(table, scope));
+  // The reads every integrator polls, compiled once per shape (db/statement.ts): `shown` may vary
+  // its SQL with whether the scope is location-restricted and with how many locations it has.
+  const byId = statement((db, v: Scope & { id: string }) => rows(db, v).where(sql.ref('id'), '=', v.id));
+  const page = statement((db, v: Scope & PageValues) => keysetPage(rows(db, v), table, v));
+  const scoped = (scope: Scope) => ({ merchantId: scope.merchantId, locationIds: scope.locationIds });
   return {
     /** The merchant's rows as shown, for a kind's own conditions. */
     rows,
-    select: (db: Database, scope: Scope, id: string) => rows(db, scope).where(sql.ref('id'), '=', id).execute(),
-    selectPage: (db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) => readPage(rows(db, scope), table, page, updatedAfter),
+    select: (db: Database, scope: Scope, id: string) => byId(db, { ...scoped(scope), id }),
+    selectPage: async (db: Database, scope: Scope, p: PageRequest, updatedAfter?: string) =>
+      finishPage(p, await page(db, { ...scoped(scope), ...pageValues(p, updatedAfter) })),
     insert: (db: Database, scope: Scope, values: NewRow<T>) => insertRow(db, scope, table, values),
     update: (db: Database, scope: Scope, id: string, set: Updateable<DB[T]>) => updateRow(db, scope, table, id, set),
     lock: (db: Database, scope: Scope, id: string) => lockRow(db, scope, table, id, locked),

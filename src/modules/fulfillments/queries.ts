@@ -4,18 +4,29 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { lockRow, updateRow } from '../../db/rows.ts';
 import { atVisibleLocation, type Scope } from '../../db/scope.ts';
-import { readPage, type PageRequest } from '../../http/paging.ts';
+import { statement } from '../../db/statement.ts';
+import { finishPage, keysetPage, pageValues, type PageRequest, type PageValues } from '../../http/paging.ts';
 import { parseJson, type JsonText } from '../../http/serialize.ts';
 import { fulfillmentJson, type FulfillmentItemJson } from '../orders/records/present.ts';
 import { fulfillmentRecords } from '../orders/records/queries.ts';
 import type { Fulfillment } from '../orders/records/schemas.ts';
 import type { FulfillmentFilters, TrackingInput } from './schemas.ts';
 
+const fulfillmentPage = statement((db, v: Scope & PageValues & { status: NonNullable<FulfillmentFilters['status']> | null }) => {
+  let q = fulfillmentRecords(db, v).where(atVisibleLocation('fulfillments.fulfillment_location_id', v));
+  if (v.status !== null) q = q.where('fulfillments.status', '=', v.status);
+  return keysetPage(q, 'fulfillments', v);
+});
+
 /** One page of fulfillments as the API shows them, limited to the caller's locations: one statement. */
 export async function selectFulfillmentPage(db: Database, scope: Scope, page: PageRequest, f: FulfillmentFilters) {
-  let q = fulfillmentRecords(db, scope).where(atVisibleLocation('fulfillments.fulfillment_location_id', scope));
-  if (f.status) q = q.where('fulfillments.status', '=', f.status);
-  const { items, meta } = await readPage(q, 'fulfillments', page, f.updated_after);
+  const rows = await fulfillmentPage(db, {
+    merchantId: scope.merchantId,
+    locationIds: scope.locationIds,
+    status: f.status ?? null,
+    ...pageValues(page, f.updated_after),
+  });
+  const { items, meta } = finishPage(page, rows);
   return { items: items.map((row) => row.json), meta };
 }
 

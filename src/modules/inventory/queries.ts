@@ -7,7 +7,8 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { columnsOf, frozen, jsonObject } from '../../db/fragment.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
-import { readPage, type PageRequest } from '../../http/paging.ts';
+import { statement } from '../../db/statement.ts';
+import { finishPage, keysetPage, pageValues, type PageRequest, type PageValues } from '../../http/paging.ts';
 import type { LocatedEvent } from '../../events/outbox.ts';
 import { isoSql, parseJson, type JsonText } from '../../http/serialize.ts';
 import type { InventoryFilters, InventoryRow } from './schemas.ts';
@@ -106,13 +107,25 @@ const levels = (db: Database, scope: Scope) =>
     // The variant's own merchant filter lets `?sku=` start from variants_sku (merchant_id, sku).
     .where(ofMerchant('variants', scope));
 
-/** One page of inventory rows as the API shows them, limited to the caller's locations. */
+const inventoryPage = statement((db, v: Scope & PageValues & { variantId: string | null; sku: string | null; locationId: string | null }) => {
+  let q = levels(db, v).where(atVisibleLocation('inventory_levels.location_id', v));
+  if (v.variantId !== null) q = q.where('inventory_levels.variant_id', '=', v.variantId);
+  if (v.sku !== null) q = q.where('variants.sku', '=', v.sku);
+  if (v.locationId !== null) q = q.where('inventory_levels.location_id', '=', v.locationId);
+  return keysetPage(q, 'inventory_levels', v);
+});
+
+/** One page of inventory rows as the API shows them, limited to the caller's locations: one statement. */
 export async function selectInventoryPage(db: Database, scope: Scope, page: PageRequest, f: InventoryFilters) {
-  let q = levels(db, scope).where(atVisibleLocation('inventory_levels.location_id', scope));
-  if (f.variant_id) q = q.where('inventory_levels.variant_id', '=', f.variant_id);
-  if (f.sku !== undefined) q = q.where('variants.sku', '=', f.sku);
-  if (f.location_id) q = q.where('inventory_levels.location_id', '=', f.location_id);
-  const { items, meta } = await readPage(q, 'inventory_levels', page, f.updated_after);
+  const rows = await inventoryPage(db, {
+    merchantId: scope.merchantId,
+    locationIds: scope.locationIds,
+    variantId: f.variant_id || null,
+    sku: f.sku ?? null,
+    locationId: f.location_id || null,
+    ...pageValues(page, f.updated_after),
+  });
+  const { items, meta } = finishPage(page, rows);
   return { items: items.map((row) => row.json), meta };
 }
 

@@ -4,16 +4,28 @@ import { sql, type Insertable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { OrderLineItemsTable } from '../../db/schema.ts';
 import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
-import { readPage, type PageRequest } from '../../http/paging.ts';
+import { statement } from '../../db/statement.ts';
+import { finishPage, keysetPage, pageValues, type PageRequest, type PageValues } from '../../http/paging.ts';
 import { orderRecords } from './records/queries.ts';
 import type { OrderFilters } from './schemas.ts';
 
+const orderPage = statement((db, v: Scope & PageValues & { status: NonNullable<OrderFilters['status']> | null; createdAfter: Date | null }) => {
+  let q = orderRecords(db, v).where(atVisibleLocation('orders.fulfillment_location_id', v));
+  if (v.status !== null) q = q.where('orders.status', '=', v.status);
+  if (v.createdAfter !== null) q = q.where('orders.created_at', '>', v.createdAfter);
+  return keysetPage(q, 'orders', v);
+});
+
 /** One page of orders as the API shows them, limited to the caller's locations: one statement. */
 export async function selectOrderPage(db: Database, scope: Scope, page: PageRequest, f: OrderFilters) {
-  let q = orderRecords(db, scope).where(atVisibleLocation('orders.fulfillment_location_id', scope));
-  if (f.status) q = q.where('orders.status', '=', f.status);
-  if (f.created_after) q = q.where('orders.created_at', '>', new Date(f.created_after));
-  const { items, meta } = await readPage(q, 'orders', page, f.updated_after);
+  const rows = await orderPage(db, {
+    merchantId: scope.merchantId,
+    locationIds: scope.locationIds,
+    status: f.status ?? null,
+    createdAfter: f.created_after ? new Date(f.created_after) : null,
+    ...pageValues(page, f.updated_after),
+  });
+  const { items, meta } = finishPage(page, rows);
   return { items: items.map((row) => row.json), meta };
 }
 

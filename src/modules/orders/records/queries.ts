@@ -5,7 +5,8 @@
 import { sql } from 'kysely';
 import type { Database } from '../../../db/database.ts';
 import { inIdOrder, lockRow } from '../../../db/rows.ts';
-import { canSeeLocation, ofMerchant, type Scope } from '../../../db/scope.ts';
+import { canSeeLocation, merchantScope, ofMerchant, type Scope } from '../../../db/scope.ts';
+import { statement } from '../../../db/statement.ts';
 import { isoSql, parseJson, type JsonText } from '../../../http/serialize.ts';
 import { fulfillmentRecordJson, orderJson, orderLinesJson } from './present.ts';
 import type { Fulfillment, Order, OrderFulfillmentState } from './schemas.ts';
@@ -50,22 +51,22 @@ const fulfillmentRows = (db: Database, scope: Scope, ids: string[]) =>
 export const loadFulfillments = async (db: Database, scope: Scope, ids: string[]): Promise<Fulfillment[]> =>
   (await fulfillmentRows(db, scope, ids)).map((row) => parseJson(row.json));
 
+/** The statements of a GET by id (compiled once: db/statement.ts); the location rule is checked in code. */
+type ById = { merchantId: string; id: string };
+const orderById = statement((db, v: ById) => orderRecords(db, merchantScope(v.merchantId)).where('orders.id', '=', v.id));
+const fulfillmentById = statement((db, v: ById) => fulfillmentRecords(db, merchantScope(v.merchantId)).where('fulfillments.id', '=', v.id));
+
 /**
- * One order or fulfillment as JSON text (`rows` is orderRows or fulfillmentRows), or null when it is
+ * One order or fulfillment as JSON text (`byId` is orderById or fulfillmentById), or null when it is
  * unknown, another merchant's, or at a location hidden from the scope: what a GET by id may show.
  */
-async function visibleJson<T>(
-  rows: (db: Database, scope: Scope, ids: string[]) => Promise<RecordRow<T>[]>,
-  db: Database,
-  scope: Scope,
-  id: string,
-): Promise<JsonText<T> | null> {
-  const [record] = await rows(db, scope, [id]);
+async function visibleJson<T>(byId: (db: Database, v: ById) => Promise<RecordRow<T>[]>, db: Database, scope: Scope, id: string): Promise<JsonText<T> | null> {
+  const [record] = await byId(db, { merchantId: scope.merchantId, id });
   return record && canSeeLocation(scope, record.fulfillment_location_id) ? record.json : null;
 }
 
-export const visibleOrder = (db: Database, scope: Scope, id: string) => visibleJson(orderRows, db, scope, id);
-export const visibleFulfillment = (db: Database, scope: Scope, id: string) => visibleJson(fulfillmentRows, db, scope, id);
+export const visibleOrder = (db: Database, scope: Scope, id: string) => visibleJson<Order>(orderById, db, scope, id);
+export const visibleFulfillment = (db: Database, scope: Scope, id: string) => visibleJson<Fulfillment>(fulfillmentById, db, scope, id);
 
 /** The order's status without taking its lock (what a request finds when it arrives). */
 export async function orderStatus(db: Database, scope: Scope, id: string) {
