@@ -14,6 +14,7 @@ import * as eventFeed from './migrations/0007_event_feed.ts';
 import * as portalConsole from './migrations/0008_portal_console.ts';
 import * as deliveryWake from './migrations/0009_delivery_wake.ts';
 import * as warehouseFilters from './migrations/0010_warehouse_filters.ts';
+import * as requestLogUnchecked from './migrations/0011_request_log_unchecked.ts';
 
 export const migrations: { name: string; statements: string[] }[] = [
   { name: '0001_foundation', statements: foundation.statements },
@@ -25,6 +26,7 @@ export const migrations: { name: string; statements: string[] }[] = [
   { name: '0008_portal_console', statements: portalConsole.statements },
   { name: '0009_delivery_wake', statements: deliveryWake.statements },
   { name: '0010_warehouse_filters', statements: warehouseFilters.statements },
+  { name: '0011_request_log_unchecked', statements: requestLogUnchecked.statements },
 ];
 
 export async function migrate(db: Database): Promise<string[]> {
