@@ -177,7 +177,6 @@ describe('API request log', () => {
     expect(warnings).toEqual([{ dropped: 2 }]);
   });
 
-
   it('a flush runs no check per row: the log has no foreign keys (0011_request_log_unchecked)', async () => {
     const { rows } = await sql<{ conname: string }>`
       select conname from pg_constraint where conrelid = 'request_log'::regclass and contype = 'f' order by conname`.execute(t.database.db);
