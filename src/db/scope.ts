@@ -13,6 +13,9 @@ export interface Scope {
   readonly locationIds: string[] | null;
 }
 
+/** Just the scope's own two values (a request context carries more), to spread into a statement's values (db/statement.ts). */
+export const scopeValues = (scope: Scope): Scope => ({ merchantId: scope.merchantId, locationIds: scope.locationIds });
+
 /** A scope that sees every location of the merchant (operator API, portal, worker, seed). */
 export const merchantScope = (merchantId: string): Scope => ({ merchantId, locationIds: null });
 

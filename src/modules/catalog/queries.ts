@@ -4,7 +4,7 @@ import { sql, type Selectable, type SelectQueryBuilder, type Updateable } from '
 import type { Database } from '../../db/database.ts';
 import { insertRow, lockRow, updateRow, type NewRow } from '../../db/rows.ts';
 import type { DB } from '../../db/schema.ts';
-import { ofMerchant, type Scope } from '../../db/scope.ts';
+import { ofMerchant, scopeValues, type Scope } from '../../db/scope.ts';
 import { statement } from '../../db/statement.ts';
 import { finishPage, keysetPage, pageValues, type PageRequest, type PageValues } from '../../http/paging.ts';
 
@@ -36,13 +36,12 @@ export function kindQueries<T extends KindTable, Row extends { id: string; updat
   // its SQL with whether the scope is location-restricted and with how many locations it has.
   const byId = statement((db, v: Scope & { id: string }) => rows(db, v).where(sql.ref('id'), '=', v.id));
   const page = statement((db, v: Scope & PageValues) => keysetPage(rows(db, v), table, v));
-  const scoped = (scope: Scope) => ({ merchantId: scope.merchantId, locationIds: scope.locationIds });
   return {
     /** The merchant's rows as shown, for a kind's own conditions. */
     rows,
-    select: (db: Database, scope: Scope, id: string) => byId(db, { ...scoped(scope), id }),
+    select: (db: Database, scope: Scope, id: string) => byId(db, { ...scopeValues(scope), id }),
     selectPage: async (db: Database, scope: Scope, p: PageRequest, updatedAfter?: string) =>
-      finishPage(p, await page(db, { ...scoped(scope), ...pageValues(p, updatedAfter) })),
+      finishPage(p, await page(db, { ...scopeValues(scope), ...pageValues(p, updatedAfter) })),
     insert: (db: Database, scope: Scope, values: NewRow<T>) => insertRow(db, scope, table, values),
     update: (db: Database, scope: Scope, id: string, set: Updateable<DB[T]>) => updateRow(db, scope, table, id, set),
     lock: (db: Database, scope: Scope, id: string) => lockRow(db, scope, table, id, locked),

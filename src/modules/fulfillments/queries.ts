@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { lockRow, updateRow } from '../../db/rows.ts';
-import { atVisibleLocation, type Scope } from '../../db/scope.ts';
+import { atVisibleLocation, scopeValues, type Scope } from '../../db/scope.ts';
 import { statement } from '../../db/statement.ts';
 import { finishPage, keysetPage, pageValues, type PageRequest, type PageValues } from '../../http/paging.ts';
 import { parseJson, type JsonText } from '../../http/serialize.ts';
@@ -21,8 +21,7 @@ const fulfillmentPage = statement((db, v: Scope & PageValues & { status: NonNull
 /** One page of fulfillments as the API shows them, limited to the caller's locations: one statement. */
 export async function selectFulfillmentPage(db: Database, scope: Scope, page: PageRequest, f: FulfillmentFilters) {
   const rows = await fulfillmentPage(db, {
-    merchantId: scope.merchantId,
-    locationIds: scope.locationIds,
+    ...scopeValues(scope),
     status: f.status ?? null,
     ...pageValues(page, f.updated_after),
   });

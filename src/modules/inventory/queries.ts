@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { columnsOf, frozen, jsonObject } from '../../db/fragment.ts';
-import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
+import { atVisibleLocation, ofMerchant, scopeValues, type Scope } from '../../db/scope.ts';
 import { statement } from '../../db/statement.ts';
 import { finishPage, keysetPage, pageValues, type PageRequest, type PageValues } from '../../http/paging.ts';
 import type { LocatedEvent } from '../../events/outbox.ts';
@@ -118,8 +118,7 @@ const inventoryPage = statement((db, v: Scope & PageValues & { variantId: string
 /** One page of inventory rows as the API shows them, limited to the caller's locations: one statement. */
 export async function selectInventoryPage(db: Database, scope: Scope, page: PageRequest, f: InventoryFilters) {
   const rows = await inventoryPage(db, {
-    merchantId: scope.merchantId,
-    locationIds: scope.locationIds,
+    ...scopeValues(scope),
     variantId: f.variant_id || null,
     sku: f.sku ?? null,
     locationId: f.location_id || null,

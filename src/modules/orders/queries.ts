@@ -3,7 +3,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { OrderLineItemsTable } from '../../db/schema.ts';
-import { atVisibleLocation, ofMerchant, type Scope } from '../../db/scope.ts';
+import { atVisibleLocation, ofMerchant, scopeValues, type Scope } from '../../db/scope.ts';
 import { statement } from '../../db/statement.ts';
 import { finishPage, keysetPage, pageValues, type PageRequest, type PageValues } from '../../http/paging.ts';
 import { orderRecords } from './records/queries.ts';
@@ -19,8 +19,7 @@ const orderPage = statement((db, v: Scope & PageValues & { status: NonNullable<O
 /** One page of orders as the API shows them, limited to the caller's locations: one statement. */
 export async function selectOrderPage(db: Database, scope: Scope, page: PageRequest, f: OrderFilters) {
   const rows = await orderPage(db, {
-    merchantId: scope.merchantId,
-    locationIds: scope.locationIds,
+    ...scopeValues(scope),
     status: f.status ?? null,
     createdAfter: f.created_after ? new Date(f.created_after) : null,
     ...pageValues(page, f.updated_after),
