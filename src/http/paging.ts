@@ -1,7 +1,8 @@
 // Keyset paging over (updated_at, id), the one home of every list's paging:
 //   - listRoute registers a list route: page request from the query, the `{data, request_id, meta}` envelope;
 //   - readPage runs a list's query with the standard tail (cursor, updated_after, order, limit + 1)
-//     and cuts the page (or keysetPage + finishPage when the rows are read in two steps).
+//     and cuts the page; the polled lists, compiled once per shape (db/statement.ts), put the tail
+//     on with keysetPage (the page's values from pageValues) and cut the page with finishPage.
 // Cursors are opaque, bound to the route and the filters they were made for, and signed so a
 // tampered one is refused rather than silently misread.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
