@@ -2,7 +2,7 @@
 // X-Request-Id by merchants and operators, purged by age; the portal overview's request counts.
 import pino from 'pino';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRequestLog } from '../../http/request-log.ts';
 import { purgeExpired, retentionSteps } from '../../maintenance/retention.ts';
 import { json, portalJson, problem, startMerchantApp, type Problem, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
@@ -175,6 +175,54 @@ describe('API request log', () => {
     ]);
     expect(t.database.queries.filter((q) => q.startsWith('insert into "request_log"'))).toHaveLength(2);
     expect(warnings).toEqual([{ dropped: 2 }]);
+  });
+
+  it('under load the writer writes full batches: entries recorded during a write wait for the next trigger', async () => {
+    const writer = createRequestLog(t.database.db, { warn: () => {}, error: () => {} } as never, { enabled: true, batchSize: 4, flushMs: 60_000 });
+    const entry = (i: number) => ({
+      merchantId: m.id,
+      apiKeyId: keyId,
+      requestId: `00000000-0000-4000-8000-0000000001${String(i).padStart(2, '0')}`,
+      method: 'GET',
+      url: `/load/${i}`,
+      status: 200,
+      errorCode: null,
+      durationMs: 1,
+      problem: null,
+      at: Date.now(),
+    });
+    const logged = async () =>
+      (await t.database.db.selectFrom('request_log').select('path').where('path', 'like', '/load/%').orderBy('id').execute()).map((r) => r.path);
+    const inserts = () => t.database.queries.filter((q) => q.startsWith('insert into "request_log"')).length;
+    t.database.queries.length = 0;
+    // The fourth entry fills a batch and starts its write; three more arrive while it is written
+    // (the statement is reported when it has run, before the writer resumes).
+    const queries = t.database.queries;
+    let during = false;
+    queries.push = (...qs: string[]) => {
+      if (!during && qs[0].startsWith('insert into "request_log"')) {
+        during = true;
+        for (let i = 4; i < 7; i++) writer.record(entry(i));
+      }
+      return Array.prototype.push.apply(queries, qs);
+    };
+    try {
+      for (let i = 0; i < 4; i++) writer.record(entry(i));
+      await vi.waitFor(async () => expect(await logged()).toHaveLength(4));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(during).toBe(true);
+    } finally {
+      delete (queries as Partial<string[]>).push;
+    }
+    // They stay buffered (no second, smaller INSERT right behind the first) ...
+    expect(await logged()).toEqual(['/load/0', '/load/1', '/load/2', '/load/3']);
+    expect(inserts()).toBe(1);
+    // ... until the next trigger: here the batch they complete.
+    writer.record(entry(7));
+    await vi.waitFor(async () => expect(await logged()).toHaveLength(8));
+    expect(inserts()).toBe(2);
+    await writer.close();
+    expect(inserts()).toBe(2);
   });
 
   it('a flush runs no check per row: the log has no foreign keys (0011_request_log_unchecked)', async () => {
