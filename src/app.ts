@@ -11,6 +11,7 @@ import { isMigrated } from './db/migrate.ts';
 import { AppError, databaseUnavailable, problem } from './http/errors.ts';
 import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerAccessLog } from './http/access-log.ts';
+import { lazyChildLogger } from './http/lazy-logger.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { bearerMatches, unauthorized } from './http/tokens.ts';
 import { KEY_ACKS_CHANNEL, KEY_CHANGES_CHANNEL, KEY_LISTENER_NAME, keyStore } from './http/keys.ts';
@@ -67,6 +68,7 @@ export async function buildApp(opts: AppOptions) {
       ? { loggerInstance: opts.logger as unknown as FastifyBaseLogger }
       : { logger: opts.logger === false ? false : { level: opts.config.logLevel } }),
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
     // One line per request, written by registerAccessLog (with merchant and key), not Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),

@@ -4,8 +4,8 @@
 // checks and metric scrapes are logged at debug so they do not drown the rest. The same hook
 // records the request metrics. (The merchant-facing request log in the database is request-log.ts.)
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { levels } from 'pino';
 import { httpRequestDuration, httpRequests } from '../metrics.ts';
+import { logs } from './lazy-logger.ts';
 
 const QUIET = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -29,9 +29,11 @@ export function registerAccessLog(app: FastifyInstance) {
 
     const path = req.url.split('?')[0];
     const level = QUIET.has(path) ? 'debug' : 'info';
-    // pino's level values; `silent` (and a logger without levels, as in tests) has none: no line.
-    if (levels.values[req.log.level] <= levels.values[level]) {
+    // Through the app's logger with the request id, as the request's own would bind it: that one
+    // is made only when something logs on it (lazy-logger.ts). No level (tests' logger): no line.
+    if (logs(req.server.log, level)) {
       const line = {
+        request_id: req.id,
         method: req.method,
         route,
         path,
@@ -40,7 +42,7 @@ export function registerAccessLog(app: FastifyInstance) {
         merchant_id: merchantOf(req),
         key_id: req.auth?.apiKeyId ?? null,
       };
-      req.log[level](line, `${req.method} ${path} ${status} ${line.duration_ms} ms`);
+      req.server.log[level](line, `${req.method} ${path} ${status} ${line.duration_ms} ms`);
     }
     done();
   });
