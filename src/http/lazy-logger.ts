@@ -6,8 +6,7 @@ import type { FastifyBaseLogger, FastifyChildLoggerFactory } from 'fastify';
 import { levels, type Bindings, type ChildLoggerOptions, type LogFn } from 'pino';
 
 /** Whether `logger` writes lines of `level` (none when its level is one pino does not rank, e.g. silent). */
-export const logs = (logger: Pick<FastifyBaseLogger, 'level'>, level: string): boolean =>
-  levels.values[level] >= (levels.values[logger.level] ?? Infinity);
+export const logs = (logger: Pick<FastifyBaseLogger, 'level'>, level: string): boolean => levels.values[level] >= (levels.values[logger.level] ?? Infinity);
 
 type Args = Parameters<LogFn>;
 
@@ -61,4 +60,5 @@ class LazyChild {
   }
 }
 
-export const lazyChildLogger: FastifyChildLoggerFactory = (logger, bindings, options) => new LazyChild(logger, bindings, options) as unknown as FastifyBaseLogger;
+export const lazyChildLogger: FastifyChildLoggerFactory = (logger, bindings, options) =>
+  new LazyChild(logger, bindings, options) as unknown as FastifyBaseLogger;
