@@ -4,8 +4,9 @@
 // (bench/request-log.ts prints that as "CPU per request"). Unlike latency, CPU time is barely
 // moved by other work on the machine, so this resolves small costs on a loaded machine.
 //   ./node_modules/.bin/node bench/request-log-flush.ts     (PostgreSQL at 127.0.0.1:5432; a portal_flush_* database)
-// Settings: FLUSH_ROWS (default 330: one second of the list benchmark on a quiet machine), FLUSH_ROUNDS (default 40).
-import { randomBytes, randomUUID } from 'node:crypto';
+// Settings: FLUSH_ROWS (default 330: one second of the list benchmark on a quiet machine), FLUSH_ROUNDS (default 40),
+// FLUSH_IDS (v7, as the service makes request ids; v4 for random ones), FLUSH_PREFILL (rows in the log before the rounds, default 0).
+import { randomBytes, randomUUID, randomUUIDv7 } from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
 import pino from 'pino';
@@ -16,6 +17,8 @@ import { createRequestLog } from '../src/http/request-log.ts';
 
 const ROWS = Number(process.env.FLUSH_ROWS ?? 330);
 const ROUNDS = Number(process.env.FLUSH_ROUNDS ?? 40);
+const requestId = process.env.FLUSH_IDS === 'v4' ? randomUUID : randomUUIDv7;
+const PREFILL = Number(process.env.FLUSH_PREFILL ?? 0);
 const name = `portal_flush_${randomBytes(3).toString('hex')}`;
 const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
 await admin.connect();
@@ -42,7 +45,7 @@ try {
       writer.record({
         merchantId,
         apiKeyId: keyId,
-        requestId: randomUUID(),
+        requestId: requestId(),
         method: 'GET',
         url: '/api/integrations/v1/products?limit=50',
         status: error ? 422 : 200,
@@ -53,10 +56,10 @@ try {
       });
     }
   };
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 5 + Math.ceil(PREFILL / ROWS); i++) {
     fill();
     await writer.flush();
-  } // warm-up
+  } // warm-up (and prefill)
   let node = 0,
     pgMs = 0,
     wall = 0;
@@ -72,7 +75,8 @@ try {
     pgMs += cpuMs(backend) - b0;
   }
   const written = Number((await sql<{ n: string }>`select count(*) as n from request_log`.execute(db)).rows[0].n);
-  if (written !== (ROUNDS + 5) * ROWS) throw new Error(`${written} rows written, expected ${(ROUNDS + 5) * ROWS}: a flush failed`);
+  const expected = (ROUNDS + 5 + Math.ceil(PREFILL / ROWS)) * ROWS;
+  if (written !== expected) throw new Error(`${written} rows written, expected ${expected}: a flush failed`);
   const per = (v: number) => ((v / (ROUNDS * ROWS)) * 1000).toFixed(1);
   console.log(
     `request-log flush of ${ROWS} rows, ${ROUNDS} rounds: wall ${(wall / ROUNDS).toFixed(1)} ms per flush; CPU per row: Node ${per(node)} µs, PostgreSQL backend ${per(pgMs)} µs (10 ms ticks, summed over ${ROUNDS * ROWS} rows)`,

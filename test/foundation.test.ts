@@ -26,6 +26,24 @@ describe('authentication', () => {
     expect(res.headers['www-authenticate']).toBe('Bearer');
   });
 
+  it('request ids are UUIDv7: they carry the time the request came in, so later requests sort after earlier ones', async () => {
+    const before = Date.now();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await t.api(readKey, 'GET', '/products?limit=1');
+      expect(res.statusCode).toBe(200);
+      ids.push(String(res.headers['x-request-id']));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+      expect(ms).toBeGreaterThanOrEqual(before);
+      expect(ms).toBeLessThanOrEqual(Date.now());
+    }
+    expect([...ids].sort()).toEqual(ids);
+  });
+
   it('an unknown key answers 401', async () => {
     expectProblem(await t.api('mia_sk_notarealkeyatall', 'GET', '/tags'), 401, 'unauthorized');
     expectProblem(await t.api('garbage', 'GET', '/tags'), 401, 'unauthorized');

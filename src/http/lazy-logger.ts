@@ -2,7 +2,7 @@
 // request a pino child bound to its request_id, and making one runs the bindings through the
 // redaction paths: work on every request, though most log nothing of their own (the access line is
 // written through the app's logger with the request id in it: access-log.ts). Issue #14.
-import type { FastifyBaseLogger, FastifyChildLoggerFactory } from 'fastify';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { levels, type Bindings, type ChildLoggerOptions, type LogFn } from 'pino';
 
 /** Whether `logger` writes lines of `level` (none when its level is one pino does not rank, e.g. silent). */
@@ -60,5 +60,5 @@ class LazyChild {
   }
 }
 
-export const lazyChildLogger: FastifyChildLoggerFactory = (logger, bindings, options) =>
+export const lazyChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
   new LazyChild(logger, bindings, options) as unknown as FastifyBaseLogger;
