@@ -1,9 +1,9 @@
 // The API request log's writer. The request path only appends a few primitives to column arrays
 // (no per-request object survives it, nothing is parsed or awaited there); a timer (or a full
 // batch) writes the buffer off the request path as ONE statement per batch:
-//   insert into request_log (…) select * from unnest($1::uuid[], …, $11::double precision[])
-// eleven array parameters whatever the batch size, so neither side builds, sends or parses
-// thousands of parameters (a multi-row VALUES of 500 rows is 5,500 of them). The buffer is
+//   insert into request_log (…) select … from json_to_recordset($1::json) as u(…)
+// one parameter whatever the batch size, so neither side builds, sends or parses thousands of
+// parameters (a multi-row VALUES of 500 rows is 5,500 of them). The buffer is
 // bounded: when the database cannot keep up, new entries are dropped and counted rather than
 // growing memory without limit. close() writes what is left (graceful shutdown).
 import { sql } from 'kysely';
@@ -73,30 +73,26 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
   let writing: Promise<void> = Promise.resolve();
   let closed = false;
 
-  // Entries [from, to) of a taken buffer as the eleven column arrays of the INSERT.
+  // Entries [from, to) of a taken buffer as one JSON array of rows, the INSERT's one parameter
+  // (pg would otherwise serialise eleven arrays element by element; the problem, already JSON
+  // text, goes in as it is).
   function insert(c: Columns, from: number, to: number) {
-    const n = to - from;
-    const path = new Array<string>(n);
-    const query = new Array<string | null>(n);
-    const duration = new Array<number>(n);
-    const problem = new Array<string | null>(n);
-    const at = new Array<number>(n);
-    for (let i = 0; i < n; i++) {
-      const url = c.url[from + i];
+    const rows = new Array<string>(to - from);
+    for (let i = from; i < to; i++) {
+      const url = c.url[i];
       const q = url.indexOf('?');
-      path[i] = makeStorable((q === -1 ? url : url.slice(0, q)).slice(0, 2048));
-      query[i] = q === -1 ? null : makeStorable(url.slice(q + 1, q + 1 + MAX_QUERY));
-      duration[i] = Math.round(c.durationMs[from + i] * 10) / 10;
-      const p = c.problem[from + i];
-      problem[i] = p === null ? null : problemJson(p);
-      at[i] = c.at[from + i] / 1000;
+      const path = makeStorable((q === -1 ? url : url.slice(0, q)).slice(0, 2048));
+      const query = q === -1 ? null : makeStorable(url.slice(q + 1, q + 1 + MAX_QUERY));
+      const p = c.problem[i];
+      rows[i - from] =
+        `{"m":${JSON.stringify(c.merchantId[i])},"k":${JSON.stringify(c.apiKeyId[i])},"r":${JSON.stringify(c.requestId[i])},"me":${JSON.stringify(c.method[i])},` +
+        `"p":${JSON.stringify(path)},"q":${JSON.stringify(query)},"s":${c.status[i]},"e":${JSON.stringify(c.errorCode[i])},` +
+        `"d":${Math.round(c.durationMs[i] * 10) / 10 || 0},"pr":${p === null ? 'null' : problemJson(p)},"t":${c.at[i] / 1000}}`;
     }
-    const cut = <T>(xs: T[]) => (from === 0 && to === xs.length ? xs : xs.slice(from, to));
     return sql`insert into "request_log" (merchant_id, api_key_id, request_id, method, path, query, status, error_code, duration_ms, problem, created_at)
-      select m, k, r, me, p, q, s, e, d, pr::json, to_timestamp(t)
-        from unnest(${cut(c.merchantId)}::uuid[], ${cut(c.apiKeyId)}::uuid[], ${cut(c.requestId)}::uuid[], ${cut(c.method)}::text[],
-                    ${path}::text[], ${query}::text[], ${cut(c.status)}::int[], ${cut(c.errorCode)}::text[], ${duration}::float8[],
-                    ${problem}::text[], ${at}::float8[]) as u(m, k, r, me, p, q, s, e, d, pr, t)`.execute(db);
+      select m, k, r, me, p, q, s, e, d, pr, to_timestamp(t)
+        from json_to_recordset(${`[${rows.join(',')}]`}::json)
+          as u(m uuid, k uuid, r uuid, me text, p text, q text, s int, e text, d float8, pr json, t float8)`.execute(db);
   }
 
   // Writes what is buffered when it runs, in batches of batchSize, and no more: entries recorded
