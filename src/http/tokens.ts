@@ -1,9 +1,9 @@
 // Bearer tokens: reading one from an Authorization header, comparing a fixed one (operator API,
 // metrics) in constant time, and the 401 that asks for one.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { AppError } from './errors.ts';
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
+const digest = (s: string) => hash('sha256', s, 'buffer');
 
 /** The token of an "Authorization: Bearer <token>" header, or null when the header is not that. */
 export function bearerToken(authorization: string | undefined): string | null {
