@@ -56,7 +56,8 @@ try {
       });
     }
   };
-  for (let i = 0; i < 5 + Math.ceil(PREFILL / ROWS); i++) {
+  const warmUps = 5 + Math.ceil(PREFILL / ROWS);
+  for (let i = 0; i < warmUps; i++) {
     fill();
     await writer.flush();
   } // warm-up (and prefill)
@@ -75,7 +76,7 @@ try {
     pgMs += cpuMs(backend) - b0;
   }
   const written = Number((await sql<{ n: string }>`select count(*) as n from request_log`.execute(db)).rows[0].n);
-  const expected = (ROUNDS + 5 + Math.ceil(PREFILL / ROWS)) * ROWS;
+  const expected = (ROUNDS + warmUps) * ROWS;
   if (written !== expected) throw new Error(`${written} rows written, expected ${expected}: a flush failed`);
   const per = (v: number) => ((v / (ROUNDS * ROWS)) * 1000).toFixed(1);
   console.log(

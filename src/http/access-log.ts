@@ -31,7 +31,7 @@ export function registerAccessLog(app: FastifyInstance) {
     const level = QUIET.has(path) ? 'debug' : 'info';
     // Through the app's logger with the request id, as the request's own would bind it: that one
     // is made only when something logs on it (lazy-logger.ts). No level (tests' logger): no line.
-    if (logs(req.server.log, level)) {
+    if (logs(app.log, level)) {
       const line = {
         request_id: req.id,
         method: req.method,
@@ -42,7 +42,7 @@ export function registerAccessLog(app: FastifyInstance) {
         merchant_id: merchantOf(req),
         key_id: req.auth?.apiKeyId ?? null,
       };
-      req.server.log[level](line, `${req.method} ${path} ${status} ${line.duration_ms} ms`);
+      app.log[level](line, `${req.method} ${path} ${status} ${line.duration_ms} ms`);
     }
     done();
   });
