@@ -5,7 +5,9 @@
 // moved by other work on the machine, so this resolves small costs on a loaded machine.
 //   ./node_modules/.bin/node bench/request-log-flush.ts     (PostgreSQL at 127.0.0.1:5432; a portal_flush_* database)
 // Settings: FLUSH_ROWS (default 330: one second of the list benchmark on a quiet machine), FLUSH_ROUNDS (default 40),
-// FLUSH_IDS (v7, as the service makes request ids; v4 for random ones), FLUSH_PREFILL (rows in the log before the rounds, default 0).
+// FLUSH_IDS (v7, as the service makes request ids; v4 for random ones), FLUSH_PREFILL (rows in the log before the rounds, default 0),
+// FLUSH_SQL (statements run after migrating, separated by ";", e.g. to try other indexes),
+// FLUSH_WRITE (copy, as the service writes on PostgreSQL; json for the INSERT … json_to_recordset PGlite uses).
 import { randomBytes, randomUUID, randomUUIDv7 } from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
@@ -31,6 +33,7 @@ const cpuMs = (pid: number) => {
 try {
   const db = handle.db;
   await migrate(db);
+  for (const statement of (process.env.FLUSH_SQL ?? '').split(';').filter((s) => s.trim())) await sql.raw(statement).execute(db);
   const merchantId = randomUUID();
   const keyId = randomUUID();
   await sql`insert into merchants (id, name) values (${merchantId}, 'Flush')`.execute(db);
@@ -38,7 +41,13 @@ try {
     db,
   );
   const backend = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0].pid;
-  const writer = createRequestLog(db, pino({ level: 'silent' }), { enabled: true, batchSize: 100_000, maxBuffered: 100_000, flushMs: 3_600_000 });
+  const writer = createRequestLog(db, pino({ level: 'silent' }), {
+    enabled: true,
+    batchSize: 100_000,
+    maxBuffered: 100_000,
+    flushMs: 3_600_000,
+    pool: process.env.FLUSH_WRITE === 'json' ? undefined : handle.pool,
+  });
   const fill = () => {
     for (let i = 0; i < ROWS; i++) {
       const error = i % 20 === 0;

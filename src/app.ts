@@ -90,7 +90,7 @@ export async function buildApp(opts: AppOptions) {
   // Embedded PGlite is one session in this very thread: fewer, larger writes cost the requests less.
   // It is also one process, whose readers flush first, so the longer interval costs no freshness.
   const flushMs = opts.config.databaseUrl ? 1000 : 5000;
-  app.decorate('requestLog', createRequestLog(opts.db, app.log, { enabled: opts.config.requestLogEnabled, flushMs }));
+  app.decorate('requestLog', createRequestLog(opts.db, app.log, { enabled: opts.config.requestLogEnabled, flushMs, pool: opts.pool }));
   // Written before the database closes: the app closes first on shutdown.
   app.addHook('onClose', async () => app.requestLog.close());
   app.setValidatorCompiler(validatorCompiler);

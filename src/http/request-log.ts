@@ -1,13 +1,16 @@
 // The API request log's writer. The request path only appends a few primitives to column arrays
 // (no per-request object survives it, nothing is parsed or awaited there); a timer (or a full
-// batch) writes the buffer off the request path as ONE statement per batch:
+// batch) writes the buffer off the request path as ONE statement per batch: on PostgreSQL a COPY
+// of the rows in its text format (src/db/copy.ts), on PGlite
 //   insert into request_log (…) select … from json_to_recordset($1::json) as u(…)
 // one parameter whatever the batch size, so neither side builds, sends or parses thousands of
 // parameters (a multi-row VALUES of 500 rows is 5,500 of them). The buffer is
 // bounded: when the database cannot keep up, new entries are dropped and counted rather than
 // growing memory without limit. close() writes what is left (graceful shutdown).
 import { sql } from 'kysely';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import { copyInto, copyRow } from '../db/copy.ts';
 import type { Database } from '../db/database.ts';
 import { makeStorable } from './validation.ts';
 
@@ -42,9 +45,12 @@ export interface RequestLogOptions {
   /** Rows per INSERT. */
   batchSize?: number;
   flushMs?: number;
+  /** PostgreSQL: the pool behind `db`, on which batches are written with COPY. */
+  pool?: pg.Pool;
 }
 
 const MAX_QUERY = 1000;
+const COLUMNS = ['merchant_id', 'api_key_id', 'request_id', 'method', 'path', 'query', 'status', 'error_code', 'duration_ms', 'problem', 'created_at'];
 const MAX_PROBLEM = 16_384;
 
 /** The buffer, column by column: what a request leaves behind is strings and numbers it already had. */
@@ -73,25 +79,62 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
   let writing: Promise<void> = Promise.resolve();
   let closed = false;
 
-  // Entries [from, to) of a taken buffer as one JSON array of rows, the INSERT's one parameter
-  // (pg would otherwise serialise eleven arrays element by element; the problem, already JSON
-  // text, goes in as it is).
-  function insert(c: Columns, from: number, to: number) {
+  // Entries [from, to) of a taken buffer as the batch's rows: the URL split into path and query,
+  // both made storable; the problem (JSON text already) checked and made storable.
+  function fields(c: Columns, i: number) {
+    const url = c.url[i];
+    const q = url.indexOf('?');
+    const p = c.problem[i];
+    return {
+      path: makeStorable((q === -1 ? url : url.slice(0, q)).slice(0, 2048)),
+      query: q === -1 ? null : makeStorable(url.slice(q + 1, q + 1 + MAX_QUERY)),
+      durationMs: Math.round(c.durationMs[i] * 10) / 10 || 0,
+      problem: p === null ? null : problemJson(p),
+    };
+  }
+
+  // PostgreSQL: COPY's text format, one line per entry.
+  const copy = options.pool ? copyInto(options.pool, 'request_log', COLUMNS) : null;
+  function copyRows(c: Columns, from: number, to: number) {
+    let text = '';
+    for (let i = from; i < to; i++) {
+      const f = fields(c, i);
+      text += copyRow([
+        c.merchantId[i],
+        c.apiKeyId[i],
+        c.requestId[i],
+        c.method[i],
+        f.path,
+        f.query,
+        c.status[i],
+        c.errorCode[i],
+        f.durationMs,
+        f.problem,
+        new Date(c.at[i]).toISOString(),
+      ]);
+    }
+    return text;
+  }
+
+  // PGlite: one JSON array of rows, the INSERT's one parameter (pg would otherwise serialise eleven
+  // arrays element by element).
+  function jsonRows(c: Columns, from: number, to: number) {
     const rows = new Array<string>(to - from);
     for (let i = from; i < to; i++) {
-      const url = c.url[i];
-      const q = url.indexOf('?');
-      const path = makeStorable((q === -1 ? url : url.slice(0, q)).slice(0, 2048));
-      const query = q === -1 ? null : makeStorable(url.slice(q + 1, q + 1 + MAX_QUERY));
-      const p = c.problem[i];
+      const f = fields(c, i);
       rows[i - from] =
         `{"m":${JSON.stringify(c.merchantId[i])},"k":${JSON.stringify(c.apiKeyId[i])},"r":${JSON.stringify(c.requestId[i])},"me":${JSON.stringify(c.method[i])},` +
-        `"p":${JSON.stringify(path)},"q":${JSON.stringify(query)},"s":${c.status[i]},"e":${JSON.stringify(c.errorCode[i])},` +
-        `"d":${Math.round(c.durationMs[i] * 10) / 10 || 0},"pr":${p === null ? 'null' : problemJson(p)},"t":${c.at[i] / 1000}}`;
+        `"p":${JSON.stringify(f.path)},"q":${JSON.stringify(f.query)},"s":${c.status[i]},"e":${JSON.stringify(c.errorCode[i])},` +
+        `"d":${f.durationMs},"pr":${f.problem ?? 'null'},"t":${c.at[i] / 1000}}`;
     }
+    return `[${rows.join(',')}]`;
+  }
+
+  function insert(c: Columns, from: number, to: number): Promise<unknown> {
+    if (copy) return copy(copyRows(c, from, to));
     return sql`insert into "request_log" (merchant_id, api_key_id, request_id, method, path, query, status, error_code, duration_ms, problem, created_at)
       select m, k, r, me, p, q, s, e, d, pr, to_timestamp(t)
-        from json_to_recordset(${`[${rows.join(',')}]`}::json)
+        from json_to_recordset(${jsonRows(c, from, to)}::json)
           as u(m uuid, k uuid, r uuid, me text, p text, q text, s int, e text, d float8, pr json, t float8)`.execute(db);
   }
 

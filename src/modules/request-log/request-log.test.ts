@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRequestLog } from '../../http/request-log.ts';
 import { purgeExpired, retentionSteps } from '../../maintenance/retention.ts';
-import { json, portalJson, problem, startMerchantApp, type Problem, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, onPostgres, portalJson, problem, startMerchantApp, type Problem, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { portalCall, portalUser, type PortalSession } from '../../../test/fixtures.ts';
 
 let t: TestApp;
@@ -264,6 +264,52 @@ describe('API request log', () => {
     expect(cut).toEqual({ truncated: true, excerpt: 'x'.repeat(16_383) + '\uFFFD' });
     expect(nul).toEqual({ detail: 'nul \uFFFD and lone \uFFFD' });
     expect(fine).toEqual({ detail: 'fine' });
+  });
+
+  it.runIf(onPostgres())('on PostgreSQL a batch is one COPY, and every character of a path, query and problem survives it', async () => {
+    const writer = createRequestLog(t.database.db, { warn: () => {}, error: () => {} } as never, {
+      enabled: true,
+      batchSize: 10,
+      flushMs: 60_000,
+      pool: t.database.pool,
+    });
+    const at = Date.now();
+    const entry = (i: number, url: string, problem: string | null) => ({
+      merchantId: m.id,
+      apiKeyId: keyId,
+      requestId: `00000000-0000-4000-8000-0000000002${i}0`,
+      method: 'GET',
+      url,
+      status: problem ? 422 : 200,
+      errorCode: problem ? 'validation_failed' : null,
+      durationMs: 2.25,
+      problem,
+      at,
+    });
+    // COPY's text format gives backslash, tab, newline, carriage return and \N a meaning of their own.
+    writer.record(entry(1, '/copy/1/a\\b\tc\nd\re\\N?q=\\N&t=\t', '{"detail":"back\\\\slash \\t tab\\n \\\\N"}'));
+    writer.record(entry(2, '/copy/2', null));
+    t.database.queries.length = 0;
+    await writer.close();
+    expect(t.database.queries.filter((q) => q.includes('request_log'))).toEqual([]);
+    const rows = await t.database.db
+      .selectFrom('request_log')
+      .select(['path', 'query', 'status', 'error_code', 'duration_ms', 'problem', 'created_at'])
+      .where('path', 'like', '/copy/%')
+      .orderBy('path')
+      .execute();
+    expect(rows).toEqual([
+      {
+        path: '/copy/1/a\\b\tc\nd\re\\N',
+        query: 'q=\\N&t=\t',
+        status: 422,
+        error_code: 'validation_failed',
+        duration_ms: 2.3,
+        problem: { detail: 'back\\slash \t tab\n \\N' },
+        created_at: new Date(at),
+      },
+      { path: '/copy/2', query: null, status: 200, error_code: null, duration_ms: 2.3, problem: null, created_at: new Date(at) },
+    ]);
   });
 
   it('a request-log or events page cursor that is not a real position is 422, never a 500', async () => {
