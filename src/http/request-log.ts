@@ -42,7 +42,7 @@ export interface RequestLogOptions {
   enabled: boolean;
   /** Most entries held in memory; beyond it new entries are dropped (and counted). */
   maxBuffered?: number;
-  /** Rows per INSERT. */
+  /** Rows per statement (COPY or INSERT). */
   batchSize?: number;
   flushMs?: number;
   /** PostgreSQL: the pool behind `db`, on which batches are written with COPY. */
@@ -50,8 +50,9 @@ export interface RequestLogOptions {
 }
 
 const MAX_QUERY = 1000;
-const COLUMNS = ['merchant_id', 'api_key_id', 'request_id', 'method', 'path', 'query', 'status', 'error_code', 'duration_ms', 'problem', 'created_at'];
 const MAX_PROBLEM = 16_384;
+/** The columns every batch writes, in the order of its rows' fields (COPY and INSERT alike). */
+const COLUMNS = ['merchant_id', 'api_key_id', 'request_id', 'method', 'path', 'query', 'status', 'error_code', 'duration_ms', 'problem', 'created_at'];
 
 /** The buffer, column by column: what a request leaves behind is strings and numbers it already had. */
 class Columns {
@@ -132,7 +133,7 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
 
   function insert(c: Columns, from: number, to: number): Promise<unknown> {
     if (copy) return copy(copyRows(c, from, to));
-    return sql`insert into "request_log" (merchant_id, api_key_id, request_id, method, path, query, status, error_code, duration_ms, problem, created_at)
+    return sql`insert into "request_log" (${sql.join(COLUMNS.map((name) => sql.ref(name)))})
       select m, k, r, me, p, q, s, e, d, pr, to_timestamp(t)
         from json_to_recordset(${jsonRows(c, from, to)}::json)
           as u(m uuid, k uuid, r uuid, me text, p text, q text, s int, e text, d float8, pr json, t float8)`.execute(db);
