@@ -53,6 +53,7 @@ const MAX_QUERY = 1000;
 const MAX_PROBLEM = 16_384;
 /** The columns every batch writes, in the order of its rows' fields (COPY and INSERT alike). */
 const COLUMNS = ['merchant_id', 'api_key_id', 'request_id', 'method', 'path', 'query', 'status', 'error_code', 'duration_ms', 'problem', 'created_at'];
+const COLUMN_LIST = sql.join(COLUMNS.map((name) => sql.ref(name)));
 
 /** The buffer, column by column: what a request leaves behind is strings and numbers it already had. */
 class Columns {
@@ -133,7 +134,7 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
 
   function insert(c: Columns, from: number, to: number): Promise<unknown> {
     if (copy) return copy(copyRows(c, from, to));
-    return sql`insert into "request_log" (${sql.join(COLUMNS.map((name) => sql.ref(name)))})
+    return sql`insert into "request_log" (${COLUMN_LIST})
       select m, k, r, me, p, q, s, e, d, pr, to_timestamp(t)
         from json_to_recordset(${jsonRows(c, from, to)}::json)
           as u(m uuid, k uuid, r uuid, me text, p text, q text, s int, e text, d float8, pr json, t float8)`.execute(db);
