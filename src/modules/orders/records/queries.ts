@@ -24,12 +24,13 @@ interface RecordRow<T> {
  * Orders as the API shows them (JSON text), aggregated by PostgreSQL: one statement for a page or a
  * batch (readPage adds the keyset tail; loadOrders an id list).
  */
-export const orderRecords = (db: Database, scope: Scope) =>
+const ordersOf = (db: Database, scope: Scope) =>
   db
     .selectFrom('orders')
     .leftJoinLateral(orderLinesJson, (join) => join.onTrue())
-    .select(['orders.id', isoSql('orders.updated_at').as('updated_at'), 'orders.fulfillment_location_id', orderJson.as('json')])
     .where(ofMerchant('orders', scope));
+export const orderRecords = (db: Database, scope: Scope) =>
+  ordersOf(db, scope).select(['orders.id', isoSql('orders.updated_at').as('updated_at'), 'orders.fulfillment_location_id', orderJson.as('json')]);
 
 const orderRows = (db: Database, scope: Scope, ids: string[]) => inIdOrder(ids, (unique) => orderRecords(db, scope).where('orders.id', 'in', unique).execute());
 
@@ -38,11 +39,14 @@ export const loadOrders = async (db: Database, scope: Scope, ids: string[]): Pro
   (await orderRows(db, scope, ids)).map((row) => parseJson(row.json));
 
 /** Fulfillments as the API shows them (JSON text), aggregated by PostgreSQL: one statement for a page or a batch. */
+const fulfillmentsOf = (db: Database, scope: Scope) => db.selectFrom('fulfillments').where(ofMerchant('fulfillments', scope));
 export const fulfillmentRecords = (db: Database, scope: Scope) =>
-  db
-    .selectFrom('fulfillments')
-    .select(['fulfillments.id', isoSql('fulfillments.updated_at').as('updated_at'), 'fulfillments.fulfillment_location_id', fulfillmentRecordJson.as('json')])
-    .where(ofMerchant('fulfillments', scope));
+  fulfillmentsOf(db, scope).select([
+    'fulfillments.id',
+    isoSql('fulfillments.updated_at').as('updated_at'),
+    'fulfillments.fulfillment_location_id',
+    fulfillmentRecordJson.as('json'),
+  ]);
 
 const fulfillmentRows = (db: Database, scope: Scope, ids: string[]) =>
   inIdOrder(ids, (unique) => fulfillmentRecords(db, scope).where('fulfillments.id', 'in', unique).execute());
@@ -51,16 +55,33 @@ const fulfillmentRows = (db: Database, scope: Scope, ids: string[]) =>
 export const loadFulfillments = async (db: Database, scope: Scope, ids: string[]): Promise<Fulfillment[]> =>
   (await fulfillmentRows(db, scope, ids)).map((row) => parseJson(row.json));
 
-/** The statements of a GET by id (compiled once: db/statement.ts); the location rule is checked in code. */
+/**
+ * The statements of a GET by id (compiled once: db/statement.ts); the location rule is checked in
+ * code. They read only the record and its location: every further column is one more field pg
+ * describes, parses and copies into each answer's row.
+ */
 type ById = { merchantId: string; id: string };
-const orderById = statement((db, v: ById) => orderRecords(db, merchantScope(v.merchantId)).where('orders.id', '=', v.id));
-const fulfillmentById = statement((db, v: ById) => fulfillmentRecords(db, merchantScope(v.merchantId)).where('fulfillments.id', '=', v.id));
+const orderById = statement((db, v: ById) =>
+  ordersOf(db, merchantScope(v.merchantId))
+    .select(['orders.fulfillment_location_id', orderJson.as('json')])
+    .where('orders.id', '=', v.id),
+);
+const fulfillmentById = statement((db, v: ById) =>
+  fulfillmentsOf(db, merchantScope(v.merchantId))
+    .select(['fulfillments.fulfillment_location_id', fulfillmentRecordJson.as('json')])
+    .where('fulfillments.id', '=', v.id),
+);
 
 /**
  * One order or fulfillment as JSON text (`byId` is orderById or fulfillmentById), or null when it is
  * unknown, another merchant's, or at a location hidden from the scope: what a GET by id may show.
  */
-async function visibleJson<T>(byId: (db: Database, v: ById) => Promise<RecordRow<T>[]>, db: Database, scope: Scope, id: string): Promise<JsonText<T> | null> {
+async function visibleJson<T>(
+  byId: (db: Database, v: ById) => Promise<Pick<RecordRow<T>, 'fulfillment_location_id' | 'json'>[]>,
+  db: Database,
+  scope: Scope,
+  id: string,
+): Promise<JsonText<T> | null> {
   const [record] = await byId(db, { merchantId: scope.merchantId, id });
   return record && canSeeLocation(scope, record.fulfillment_location_id) ? record.json : null;
 }
