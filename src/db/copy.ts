@@ -20,12 +20,10 @@ export function copyField(value: CopyValue): string {
   return SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]) : value;
 }
 
-/** One row of COPY's text format, newline-terminated. */
-export const copyRow = (values: CopyValue[]): string => `${values.map(copyField).join('\t')}\n`;
-
 /**
- * Writes rows (text made by copyRow) into `table`'s `columns` with one COPY on a client of the
- * pool, in its own transaction. All rows or none: a row PostgreSQL refuses fails the whole COPY.
+ * Writes rows (lines of COPY's text format, each field made by copyField) into `table`'s `columns`
+ * with one COPY on a client of the pool, in its own transaction. All rows or none: a row PostgreSQL
+ * refuses fails the whole COPY.
  */
 export function copyInto(pool: pg.Pool, table: string, columns: readonly string[]): (rows: string) => Promise<void> {
   const statement = `copy ${table} (${columns.join(', ')}) from stdin`;

@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { copyInto, copyRow } from '../db/copy.ts';
+import { copyField, copyInto } from '../db/copy.ts';
 import type { Database } from '../db/database.ts';
 import { makeStorable } from './validation.ts';
 
@@ -72,6 +72,26 @@ class Columns {
   }
 }
 
+/**
+ * A formatter of instants (ms since the epoch) as ISO-8601 UTC with milliseconds, as Date's
+ * toISOString gives them. The rows of one batch fall within a second or two, so the second is
+ * formatted once and only the milliseconds per row (toISOString was a fifth of a row's cost).
+ */
+export function isoMillis(): (at: number) => string {
+  let second = Number.NaN;
+  let prefix = '';
+  return (at) => {
+    const ms = Math.floor(at);
+    const s = Math.floor(ms / 1000);
+    if (s !== second) {
+      second = s;
+      prefix = new Date(s * 1000).toISOString().slice(0, 20);
+    }
+    const frac = ms - s * 1000;
+    return `${prefix}${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}Z`;
+  };
+}
+
 export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error'>, options: RequestLogOptions): RequestLogWriter {
   const maxBuffered = options.maxBuffered ?? 20_000;
   const batchSize = options.batchSize ?? 500;
@@ -98,22 +118,15 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
   // PostgreSQL: COPY's text format, one line per entry.
   const copy = options.pool ? copyInto(options.pool, 'request_log', COLUMNS) : null;
   function copyRows(c: Columns, from: number, to: number) {
+    const at = isoMillis();
     let text = '';
     for (let i = from; i < to; i++) {
       const f = fields(c, i);
-      text += copyRow([
-        c.merchantId[i],
-        c.apiKeyId[i],
-        c.requestId[i],
-        c.method[i],
-        f.path,
-        f.query,
-        c.status[i],
-        c.errorCode[i],
-        f.durationMs,
-        f.problem,
-        new Date(c.at[i]).toISOString(),
-      ]);
+      // One line, built by concatenation: no array of fields and no join per row.
+      text +=
+        `${copyField(c.merchantId[i])}\t${copyField(c.apiKeyId[i])}\t${copyField(c.requestId[i])}\t${copyField(c.method[i])}\t` +
+        `${copyField(f.path)}\t${copyField(f.query)}\t${c.status[i]}\t${copyField(c.errorCode[i])}\t${f.durationMs}\t` +
+        `${copyField(f.problem)}\t${at(c.at[i])}\n`;
     }
     return text;
   }
