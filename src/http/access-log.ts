@@ -27,11 +27,12 @@ export function registerAccessLog(app: FastifyInstance) {
     httpRequests.inc(labels);
     httpRequestDuration.observe(labels, reply.elapsedTime / 1000);
 
-    const path = req.url.split('?')[0];
-    const level = QUIET.has(path) ? 'debug' : 'info';
+    // Quiet by route: the path is split from the query only for a line that is written.
+    const level = route !== null && QUIET.has(route) ? 'debug' : 'info';
     // Through the app's logger with the request id, as the request's own would bind it: that one
     // is made only when something logs on it (lazy-logger.ts). No level (tests' logger): no line.
     if (logs(app.log, level)) {
+      const path = req.url.split('?')[0];
       const line = {
         request_id: req.id,
         method: req.method,

@@ -15,7 +15,7 @@ export interface Ctx extends Scope {
 export interface AuthInfo {
   merchantId: string;
   apiKeyId: string;
-  scopes: Set<string>;
+  scopes: ReadonlySet<string>;
   locationIds: string[] | null;
 }
 

@@ -37,9 +37,17 @@ export const WAREHOUSE_PRESET: Scope[] = [
   'fulfillments.tracking.write',
 ];
 
-export function effectiveScopes(granted: readonly string[]): Set<string> {
-  const out = new Set<string>(granted);
-  for (const s of granted) for (const implied of SCOPE_ALIASES[s as Scope] ?? []) out.add(implied);
+/** Computed once per granted list: a cached key brings the same array on every request. */
+const effective = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/** The scopes a key holds: those granted, plus every scope an alias among them stands for. */
+export function effectiveScopes(granted: readonly string[]): ReadonlySet<string> {
+  let out = effective.get(granted);
+  if (out === undefined) {
+    const scopes = new Set<string>(granted);
+    for (const s of granted) for (const implied of SCOPE_ALIASES[s as Scope] ?? []) scopes.add(implied);
+    effective.set(granted, (out = scopes));
+  }
   return out;
 }
 

@@ -64,22 +64,27 @@ const storableText: SchemaValidateFunction = (_schema: unknown, data: unknown) =
 
 /** A free-form value: every string and key storable, at most MAX_DEPTH levels deep. Iterative. */
 const storableValue: SchemaValidateFunction = (_schema: unknown, data: unknown, _parent, cxt) => {
-  const base = cxt?.instancePath ?? '';
   const errors: Partial<ErrorObject>[] = [];
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value: data, path: base, depth: 0 }];
+  // Each entry knows its parent's pointer and its own key; its pointer is built only when it is
+  // needed (an error, or an object whose children need it), not for every value of every request.
+  type Entry = { value: unknown; parent: string; key: string | null; depth: number };
+  const pointer = (e: Entry) => (e.key === null ? e.parent : `${e.parent}/${escapePointer(e.key)}`);
+  const stack: Entry[] = [{ value: data, parent: cxt?.instancePath ?? '', key: null, depth: 0 }];
   while (stack.length && errors.length < MAX_ERRORS) {
-    const { value, path, depth } = stack.pop()!;
+    const entry = stack.pop()!;
+    const { value, depth } = entry;
     if (typeof value === 'string') {
-      if (!isStorableText(value)) errors.push({ keyword: 'storableText', instancePath: path, message: TEXT_MESSAGE, params: {} });
+      if (!isStorableText(value)) errors.push({ keyword: 'storableText', instancePath: pointer(entry), message: TEXT_MESSAGE, params: {} });
     } else if (value !== null && typeof value === 'object') {
+      const path = pointer(entry);
       if (depth >= MAX_DEPTH) {
         errors.push({ keyword: 'maxDepth', instancePath: path, message: `must not nest deeper than ${MAX_DEPTH} levels`, params: {} });
         continue;
       }
       for (const [k, v] of Object.entries(value)) {
-        const child = `${path}/${escapePointer(k)}`;
-        if (!isStorableText(k)) errors.push({ keyword: 'storableText', instancePath: child, message: `has a key that ${TEXT_MESSAGE}`, params: {} });
-        else stack.push({ value: v, path: child, depth: depth + 1 });
+        if (!isStorableText(k))
+          errors.push({ keyword: 'storableText', instancePath: `${path}/${escapePointer(k)}`, message: `has a key that ${TEXT_MESSAGE}`, params: {} });
+        else stack.push({ value: v, parent: path, key: k, depth: depth + 1 });
       }
     }
   }

@@ -23,7 +23,7 @@ export const EVENT_READ_SCOPE: Record<EventType, string> = {
 };
 
 export interface FeedCtx extends Ctx {
-  scopes: Set<string>;
+  scopes: ReadonlySet<string>;
 }
 
 export interface FeedQuery {
