@@ -13,6 +13,7 @@ describe('isoMillis', () => {
       base + 86_400_000 + 7,
       0,
       0.4,
+      -1500.5,
       Date.UTC(2000, 1, 29, 12, 0, 0, 5),
     ];
     for (const t of instants) expect(at(t), String(t)).toBe(new Date(t).toISOString());

@@ -81,7 +81,7 @@ export function isoMillis(): (at: number) => string {
   let second = Number.NaN;
   let prefix = '';
   return (at) => {
-    const ms = Math.floor(at);
+    const ms = Math.trunc(at); // as Date does with a fraction of a millisecond
     const s = Math.floor(ms / 1000);
     if (s !== second) {
       second = s;

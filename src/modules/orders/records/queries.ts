@@ -20,15 +20,16 @@ interface RecordRow<T> {
   json: JsonText<T>;
 }
 
-/**
- * Orders as the API shows them (JSON text), aggregated by PostgreSQL: one statement for a page or a
- * batch (readPage adds the keyset tail; loadOrders an id list).
- */
+/** The scope's orders with their lines joined: what every read of orders selects from. */
 const ordersOf = (db: Database, scope: Scope) =>
   db
     .selectFrom('orders')
     .leftJoinLateral(orderLinesJson, (join) => join.onTrue())
     .where(ofMerchant('orders', scope));
+/**
+ * Orders as the API shows them (JSON text), aggregated by PostgreSQL: one statement for a page or a
+ * batch (readPage adds the keyset tail; loadOrders an id list).
+ */
 export const orderRecords = (db: Database, scope: Scope) =>
   ordersOf(db, scope).select(['orders.id', isoSql('orders.updated_at').as('updated_at'), 'orders.fulfillment_location_id', orderJson.as('json')]);
 
@@ -38,8 +39,9 @@ const orderRows = (db: Database, scope: Scope, ids: string[]) => inIdOrder(ids, 
 export const loadOrders = async (db: Database, scope: Scope, ids: string[]): Promise<Order[]> =>
   (await orderRows(db, scope, ids)).map((row) => parseJson(row.json));
 
-/** Fulfillments as the API shows them (JSON text), aggregated by PostgreSQL: one statement for a page or a batch. */
+/** The scope's fulfillments: what every read of fulfillments selects from. */
 const fulfillmentsOf = (db: Database, scope: Scope) => db.selectFrom('fulfillments').where(ofMerchant('fulfillments', scope));
+/** Fulfillments as the API shows them (JSON text), aggregated by PostgreSQL: one statement for a page or a batch. */
 export const fulfillmentRecords = (db: Database, scope: Scope) =>
   fulfillmentsOf(db, scope).select([
     'fulfillments.id',
