@@ -1,7 +1,7 @@
 // The request logger made on first use: a request that logs nothing costs no pino child; one that
 // logs writes its lines with its request id, redacted as before.
 import { Writable } from 'node:stream';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../logger.ts';
 import { lazyChildLogger } from './lazy-logger.ts';
@@ -15,7 +15,13 @@ const sink = new Writable({
 });
 const log = createLogger({ level: 'info', format: 'json' }, sink);
 const children = vi.spyOn(log, 'child');
-const app = Fastify({ loggerInstance: log, childLoggerFactory: lazyChildLogger, disableRequestLogging: true, genReqId: () => `req-${lines.length}` });
+// As src/app.ts configures it (Fastify 5's LogController; the bare option is deprecated).
+const app = Fastify({
+  loggerInstance: log,
+  childLoggerFactory: lazyChildLogger,
+  logController: new LogController({ disableRequestLogging: true }),
+  genReqId: () => `req-${lines.length}`,
+});
 app.get('/quiet', async (req) => ({ level: req.log.level }));
 app.get('/debug', async (req) => {
   req.log.debug('not written at info');
