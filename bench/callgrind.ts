@@ -5,19 +5,19 @@
 // the 1M tier (`npm run bench -- reads --tier 1m` builds it).
 //   node bench/callgrind.ts [--baseline] [--path /api/integrations/v1/…] [--match REGEX] [--top 60]
 //                           [--warm 60] [--seconds 40] [--rounds 2] [--port 7190] [--keep]
-// Default path: GET /orders/:id of the tier's first order. Each round prints its total per request
+// Default path: GET /orders/:id of the order the benchmark's reads measure. Each round prints its total per request
 // and the part of it outside the garbage collector: under valgrind (fifty times slower) a full GC
 // of the whole heap lands in some rounds and not others and doubles their totals, and GC work also
 // counts in the functions it interrupted: compare rounds by the part outside GC, and functions
 // between rounds with little GC. Warm up on an idle machine, or longer:
 // code still at its first tiers (marked ^ and + in the names; * is optimised) counts far more.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { API_KEY, MERCHANT_ID, TIERS, dbUrl, tierDatabase } from './data.ts';
-import { ROOT, serviceEnv, sleep } from './common.ts';
+import { serviceEnv, sleep, startProcess, wrk } from './common.ts';
+import { benchOrderId } from './reads.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -27,14 +27,6 @@ const opt = (name: string, fallback: string) => {
 const baseline = args.includes('--baseline');
 const port = Number(opt('port', baseline ? '7191' : '7190'));
 const url = dbUrl(tierDatabase(TIERS['1m']));
-
-async function firstOrderPath(): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const { rows } = await client.query<{ id: string }>('select id from orders order by created_at, id limit 1');
-  await client.end();
-  return `/api/integrations/v1/orders/${rows[0].id}`;
-}
 
 /** V8's perf map: code ranges in the order they were written (a later one wins where code space was reused). */
 function readPerfMap(pid: number) {
@@ -99,15 +91,16 @@ function gcSelf(file: string): number {
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
-const target = opt('path', '') || (await firstOrderPath());
+const target = opt('path', '') || `/api/integrations/v1/orders/${await benchOrderId(url)}`;
 const match = new RegExp(opt('match', '.'));
 const top = Number(opt('top', '60'));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'callgrind-'));
 const env = baseline
   ? { ...serviceEnv({}), PORT: String(port), DATABASE_URL: url, MERCHANT_ID }
   : serviceEnv({ PORT: String(port), HOST: '127.0.0.1', ROLE: 'api', DATABASE_URL: url });
-const proc = spawn(
-  'valgrind',
+// valgrind names its control pipes after HOST: callgrind_control finds them with the same value.
+const server = await startProcess(
+  'callgrind',
   [
     '--tool=callgrind',
     '--instr-atstart=no',
@@ -119,26 +112,20 @@ const proc = spawn(
     '--perf-basic-prof-only-functions',
     baseline ? 'bench/baseline.ts' : 'src/main.ts',
   ],
-  // valgrind names its control pipes after HOST: callgrind_control finds them with the same value.
-  { cwd: ROOT, env: { ...env, HOST: '127.0.0.1' }, stdio: 'ignore' },
+  { ...env, HOST: '127.0.0.1' },
+  port,
+  '/readyz',
+  'valgrind',
 );
-const pid = proc.pid!;
+const pid = server.proc.pid!;
 const control = (...a: string[]) => execFileSync('callgrind_control', [...a, String(pid)], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: 'ignore' });
 const load = (seconds: string) => {
-  const out = execFileSync('wrk', ['-t1', '-c10', `-d${seconds}s`, '-H', `Authorization: Bearer ${API_KEY}`, `http://127.0.0.1:${port}${target}`], {
-    encoding: 'utf8',
-  });
-  if (/Non-2xx/.test(out)) throw new Error(`errors under load:\n${out}`);
-  return Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  // Under valgrind an answer can take seconds (wrk's own timeout is 2 s, and a timeout counts as an error).
+  const result = wrk(`${server.url}${target}`, { seconds: Number(seconds), auth: API_KEY, timeoutSeconds: 60 });
+  if (result.errors) throw new Error(`${result.errors} errors under load`);
+  return result.requests;
 };
 try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
-    } catch {}
-    if (i > 600) throw new Error('not ready within 600 s');
-    await sleep(1000);
-  }
   console.log(`callgrind: ${baseline ? 'baseline' : 'service'} GET ${target}, warming up ${opt('warm', '60')} s`);
   load(opt('warm', '60'));
   for (let round = 1; round <= Number(opt('rounds', '2')); round++) {
@@ -158,7 +145,7 @@ try {
     for (const [name, n] of shown.slice(0, top)) console.log(`${String(Math.round(n)).padStart(9)}  ${name}`);
   }
 } finally {
-  proc.kill('SIGTERM');
+  await server.stop();
   if (args.includes('--keep')) console.log(`\ndumps kept in ${dir} (perf map /tmp/perf-${pid}.map)`);
   else {
     fs.rmSync(dir, { recursive: true, force: true });

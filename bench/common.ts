@@ -57,10 +57,17 @@ export function serviceEnv(extra: Record<string, string>): Record<string, string
   };
 }
 
-/** Start a process (Node 24: the one running the benchmark) and wait until GET readyPath answers
- * (up to 5 minutes: a new migration may build an index over the 1M tier first). */
-export async function startProcess(name: string, args: string[], env: Record<string, string>, port: number | null, readyPath = '/readyz'): Promise<Server> {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+/** Start a process (Node 24: the one running the benchmark, unless `command` wraps it) and wait
+ * until GET readyPath answers (up to 5 minutes: a new migration may build an index over the 1M tier first). */
+export async function startProcess(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  port: number | null,
+  readyPath = '/readyz',
+  command = process.execPath,
+): Promise<Server> {
+  const proc = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (d) => {
     stderr = (stderr + d).slice(-4000);
@@ -137,8 +144,9 @@ const toMs = (v: string | undefined) => {
 };
 
 /** wrk -t2 -c10 (Debian's wrk) for DURATION seconds against one URL. */
-export function wrk(url: string, opts: { connections?: number; seconds?: number; auth?: string; script?: string } = {}): WrkResult {
+export function wrk(url: string, opts: { connections?: number; seconds?: number; auth?: string; script?: string; timeoutSeconds?: number } = {}): WrkResult {
   const args = ['-t2', `-c${opts.connections ?? 10}`, `-d${opts.seconds ?? DURATION}s`, '--latency'];
+  if (opts.timeoutSeconds) args.push('--timeout', `${opts.timeoutSeconds}s`);
   if (opts.auth) args.push('-H', `Authorization: Bearer ${opts.auth}`);
   if (opts.script) args.push('-s', opts.script);
   const out = execFileSync('wrk', [...args, url], { encoding: 'utf8' });

@@ -68,11 +68,19 @@ function compare(a: any, b: any): string {
   return '';
 }
 
-async function endpoints(tier: Tier, service: string, baseline: string, databaseUrl: string, full: boolean): Promise<Endpoint[]> {
+/** The order whose GET /orders/:id the benchmark measures (bench/callgrind.ts counts the same one). */
+export async function benchOrderId(databaseUrl: string): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const orderId = (await client.query(`select id from orders where merchant_id = $1 and order_number = 1005`, [MERCHANT_ID])).rows[0].id as string;
-  await client.end();
+  try {
+    return (await client.query(`select id from orders where merchant_id = $1 and order_number = 1005`, [MERCHANT_ID])).rows[0].id as string;
+  } finally {
+    await client.end();
+  }
+}
+
+async function endpoints(tier: Tier, service: string, baseline: string, databaseUrl: string, full: boolean): Promise<Endpoint[]> {
+  const orderId = await benchOrderId(databaseUrl);
   const out: Endpoint[] = [];
   const lists: [string, string][] = [
     ['products', `${API}/products?limit=50`],
