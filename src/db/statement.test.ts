@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, type TestDatabase } from '../../test/helpers.ts';
-import { statement } from './statement.ts';
+import { Inlined, statement } from './statement.ts';
 
 describe('statements compiled once per shape', () => {
   let t: TestDatabase;
@@ -35,6 +35,24 @@ describe('statements compiled once per shape', () => {
     expect(await echo(t.db, { n: 3, label: 'c', ids: ['x', 'y'], at: null })).toEqual([{ n: 4, ids: 'x,y', fixed: 'fixed', label: 'c!' }]);
     // Two shapes, each built once, whatever the values.
     expect(shapes).toEqual(['label, 2 ids, no at', 'no label, 1 ids, at']);
+  });
+
+  it('writes an Inlined number into its text: a shape per value', async () => {
+    const texts: string[] = [];
+    const first = statement((db, v: { rows: Inlined; from: number }) => {
+      const q = db
+        .selectFrom(sql<{ n: number }>`generate_series(${v.from}::int, 100)`.as('n'))
+        .select(sql<number>`n`.as('n'))
+        .limit(sql.lit(v.rows.value));
+      texts.push(q.compile().sql);
+      return q;
+    });
+    expect(await first(t.db, { rows: new Inlined(2), from: 5 })).toEqual([{ n: 5 }, { n: 6 }]);
+    expect(await first(t.db, { rows: new Inlined(2), from: 9 })).toEqual([{ n: 9 }, { n: 10 }]);
+    expect(await first(t.db, { rows: new Inlined(3), from: 1 })).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(texts).toHaveLength(2);
+    expect(texts.map((text) => /limit (\S+)$/.exec(text)?.[1])).toEqual(['2', '3']);
+    expect(() => new Inlined(1.5)).toThrow(/only an integer/);
   });
 
   it('runs inside a transaction on its handle', async () => {

@@ -8,7 +8,8 @@
 // their values where the placeholders were.
 //
 // The rule for `build`: the SQL it writes may depend only on the SHAPE of its values: which are
-// null or undefined, the booleans, and the length of each array. Every other value must reach the
+// null or undefined, the booleans, the length of each array, and the Inlined numbers (written into
+// the text, one shape per value: only for a value from a small fixed set). Every other value must reach the
 // statement unchanged as a parameter (`where(column, '=', v.x)`, `${v.x}` in sql``), never be
 // computed with (`v.limit + 1`, `new Date(v.at)`: give the finished value instead), inlined
 // (sql.lit, sql.raw) or branched on. Breaking it is caught where it can be: a placeholder computed
@@ -16,8 +17,20 @@
 import type { CompiledQuery, Compilable } from 'kysely';
 import type { Database } from './database.ts';
 
-/** A value a statement binds: a scalar (placeholder), a boolean (part of the shape) or an array of scalars. */
-type Bindable = string | number | bigint | Date | boolean | null | undefined | readonly (string | number)[];
+/**
+ * A number the statement's text is written with (`sql.lit(v.x.value)`), so each value is a shape of
+ * its own: for a value the planner must see, from a small fixed set (paging.ts's row buckets).
+ */
+export class Inlined {
+  readonly value: number;
+  constructor(value: number) {
+    if (!Number.isSafeInteger(value)) throw new Error(`only an integer is written into a statement's text, not ${value}`);
+    this.value = value;
+  }
+}
+
+/** A value a statement binds: a scalar (placeholder), a boolean or Inlined (part of the shape) or an array of scalars. */
+type Bindable = string | number | bigint | Date | boolean | Inlined | null | undefined | readonly (string | number)[];
 type Values = Record<string, Bindable>;
 
 /** Shapes kept per statement; a further shape is compiled on each run instead (still correct). */
@@ -34,7 +47,7 @@ function shapeOf(v: Values): string {
   let shape = '';
   for (const key in v) {
     const x = v[key];
-    shape += `${key}:${x === undefined ? 'u' : x === null ? 'n' : typeof x === 'boolean' ? String(x) : Array.isArray(x) ? x.length : '*'};`;
+    shape += `${key}:${x === undefined ? 'u' : x === null ? 'n' : typeof x === 'boolean' ? String(x) : x instanceof Inlined ? `=${x.value}` : Array.isArray(x) ? x.length : '*'};`;
   }
   return shape;
 }
@@ -50,7 +63,7 @@ function placeholders(v: Values): { values: Values; stands: Map<string, [string,
   };
   for (const key in v) {
     const x = v[key];
-    if (x === undefined || x === null || typeof x === 'boolean') values[key] = x;
+    if (x === undefined || x === null || typeof x === 'boolean' || x instanceof Inlined) values[key] = x;
     else if (Array.isArray(x)) values[key] = x.map((_, i) => mark(key, i));
     else values[key] = mark(key, -1);
   }

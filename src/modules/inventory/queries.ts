@@ -31,8 +31,8 @@ export const levelKey = (variantId: string, locationId: string) => `${variantId}
 
 /**
  * An inventory row as the API shows it, built by PostgreSQL as JSON text (keys in the schema's
- * order): `level` is the inventory_levels row (a table or a CTE with its columns), `variant` its
- * variant.
+ * order): `level` is the inventory_levels row (a table, a CTE or a subquery with its columns),
+ * `variant` its variant (or the same subquery, with the variant's product_id and sku).
  */
 const inventoryJson = (level: string, variant: string) =>
   frozen(
@@ -44,7 +44,6 @@ const inventoryJson = (level: string, variant: string) =>
       updated_at: isoSql(`${level}.updated_at`),
     })}::text`,
   );
-const LEVEL_JSON = inventoryJson('inventory_levels', 'variants');
 const MOVED_LEVEL_JSON = inventoryJson('level', 'variants');
 
 /**
@@ -98,21 +97,30 @@ export async function moveStock(trx: Database, scope: Scope, moves: StockMove[])
 export const inventoryUpdated = (rows: Iterable<InventoryRow>): LocatedEvent[] =>
   [...rows].map((row) => ({ type: 'inventory.updated', locationId: row.fulfillment_location_id, object: row }));
 
-const levels = (db: Database, scope: Scope) =>
-  db
+const PAGE_JSON = inventoryJson('page', 'page');
+
+// The page's rows first (filters, keyset, limit), then the JSON of those rows only. With the JSON
+// in the same select, PostgreSQL built it below its sort whenever it chose to sort (as it may when
+// the merchant's rows are a few pages: 600 rows, a page of 250), for every row rather than the
+// page's (2.3 ms against 1.4 there); it counts the JSON as a few cheap operators.
+const inventoryPage = statement((db, v: Scope & PageValues & { variantId: string | null; sku: string | null; locationId: string | null }) => {
+  let q = db
     .selectFrom('inventory_levels')
     .innerJoin('variants', 'variants.id', 'inventory_levels.variant_id')
-    .select(['inventory_levels.id', isoSql('inventory_levels.updated_at').as('updated_at'), LEVEL_JSON.as('json')])
-    .where(ofMerchant('inventory_levels', scope))
+    .select(['inventory_levels.id', 'inventory_levels.variant_id', 'inventory_levels.location_id', 'inventory_levels.on_hand', 'inventory_levels.committed'])
+    .select(['inventory_levels.updated_at', 'variants.product_id', 'variants.sku'])
+    .where(ofMerchant('inventory_levels', v))
     // The variant's own merchant filter lets `?sku=` start from variants_sku (merchant_id, sku).
-    .where(ofMerchant('variants', scope));
-
-const inventoryPage = statement((db, v: Scope & PageValues & { variantId: string | null; sku: string | null; locationId: string | null }) => {
-  let q = levels(db, v).where(atVisibleLocation('inventory_levels.location_id', v));
+    .where(ofMerchant('variants', v))
+    .where(atVisibleLocation('inventory_levels.location_id', v));
   if (v.variantId !== null) q = q.where('inventory_levels.variant_id', '=', v.variantId);
   if (v.sku !== null) q = q.where('variants.sku', '=', v.sku);
   if (v.locationId !== null) q = q.where('inventory_levels.location_id', '=', v.locationId);
-  return keysetPage(q, 'inventory_levels', v);
+  return db
+    .selectFrom(keysetPage(q, 'inventory_levels', v).as('page'))
+    .select(['page.id', isoSql('page.updated_at').as('updated_at'), PAGE_JSON.as('json')])
+    .orderBy('page.updated_at')
+    .orderBy('page.id');
 });
 
 /** One page of inventory rows as the API shows them, limited to the caller's locations: one statement. */
