@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { fetchRows } from '../src/http/paging.ts';
 
 const iso = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -78,26 +79,27 @@ interface List {
 
 const lists: Record<string, List> = {
   products: { alias: 'p', from: 'products p', json: productJson },
-  orders: { alias: 'o', from: 'orders o', json: orderJson, joins: orderLines, filter: { param: 'status', where: 'o.status = $5' } },
-  fulfillments: { alias: 'f', from: 'fulfillments f', json: fulfillmentJson, filter: { param: 'status', where: 'f.status = $5' } },
+  orders: { alias: 'o', from: 'orders o', json: orderJson, joins: orderLines, filter: { param: 'status', where: 'o.status = $4' } },
+  fulfillments: { alias: 'f', from: 'fulfillments f', json: fulfillmentJson, filter: { param: 'status', where: 'f.status = $4' } },
   // Rows keep the variant's columns for the JSON; the SKU filter goes through the variants_sku index.
   inventory: {
     alias: 'l',
     from: 'inventory_levels l join variants v on v.id = l.variant_id',
     json: inventoryJson,
-    filter: { param: 'sku', where: 'v.merchant_id = $1 and v.sku = $5' },
+    filter: { param: 'sku', where: 'v.merchant_id = $1 and v.sku = $4' },
   },
 };
 
-/** The page statement: $1 merchant, $2/$3 cursor position, $4 limit + 1, $5 the filter. */
-function pageStatement(list: List, cursor: boolean, filtered: boolean): string {
+/** The page statement: $1 merchant, $2/$3 cursor position, $4 the filter; the rows to fetch written
+ * in, as the service writes them (fetchRows: limit + 1 or the next fixed size up, so the plan is kept). */
+function pageStatement(list: List, cursor: boolean, filtered: boolean, fetch: number): string {
   const a = list.alias;
   const where = [`${a}.merchant_id = $1`, cursor ? `(${a}.updated_at, ${a}.id) > ($2::timestamptz, $3::uuid)` : '$2::text is null and $3::text is null'];
   if (filtered) where.push(list.filter!.where);
   const columns = list.alias === 'l' ? 'l.*, v.product_id, v.sku' : `${a}.*`;
   // An inner page (keyset, limit) and the JSON built only for its rows.
   return `select ${list.json}::text j, ${iso(`${a}.updated_at`)} u, ${a}.id
-            from (select ${columns} from ${list.from} where ${where.join(' and ')} order by ${a}.updated_at, ${a}.id limit $4) ${a}
+            from (select ${columns} from ${list.from} where ${where.join(' and ')} order by ${a}.updated_at, ${a}.id limit ${fetch}) ${a}
             ${list.joins ?? ''}
            order by ${a}.updated_at, ${a}.id`;
 }
@@ -128,9 +130,10 @@ export async function startBaseline(opts: { port: number; databaseUrl: string; m
         after = [c.u, c.i];
       }
       const filter = list.filter && q[list.filter.param] !== undefined ? q[list.filter.param]! : undefined;
-      const values: unknown[] = [merchantId, ...after, limit + 1];
+      const values: unknown[] = [merchantId, ...after];
       if (filter !== undefined) values.push(filter);
-      const { rows } = await pool.query<{ j: string; u: string; id: string }>({ ...named(pageStatement(list, !!q.cursor, filter !== undefined)), values });
+      const text = pageStatement(list, !!q.cursor, filter !== undefined, fetchRows(limit));
+      const { rows } = await pool.query<{ j: string; u: string; id: string }>({ ...named(text), values });
       const items = rows.slice(0, limit);
       const last = items[items.length - 1];
       const next_cursor = rows.length > limit ? Buffer.from(JSON.stringify({ u: last.u, i: last.id })).toString('base64url') : null;
