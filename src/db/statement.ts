@@ -9,10 +9,10 @@
 //
 // The rule for `build`: the SQL it writes may depend only on the SHAPE of its values: which are
 // null or undefined, the booleans, the length of each array, and the Inlined numbers (written into
-// the text, one shape per value: only for a value from a small fixed set). Every other value must reach the
-// statement unchanged as a parameter (`where(column, '=', v.x)`, `${v.x}` in sql``), never be
-// computed with (`v.limit + 1`, `new Date(v.at)`: give the finished value instead), inlined
-// (sql.lit, sql.raw) or branched on. Breaking it is caught where it can be: a placeholder computed
+// the text, one shape per value: only for a value from a small fixed set). Every other value must
+// reach the statement unchanged as a parameter (`where(column, '=', v.x)`, `${v.x}` in sql``),
+// never be computed with (`v.limit + 1`, `new Date(v.at)`: give the finished value instead),
+// inlined (sql.lit, sql.raw) or branched on. Breaking it is caught where it can be: a placeholder computed
 // with or inlined into the text throws on the first run.
 import type { CompiledQuery, Compilable } from 'kysely';
 import type { Database } from './database.ts';

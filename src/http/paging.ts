@@ -113,7 +113,7 @@ export function positionCursor(secret: string, route: string, query: { cursor?: 
 /**
  * The page sizes whose row count a list statement is written with. PostgreSQL plans a prepared
  * statement's `limit $n` as if it returned a tenth of the table, so at a million rows the generic
- * plan looked dear and every run was planned afresh (a custom plan each time: 0.2–0.6 ms of the
+ * plan looked dear and every run was planned afresh (a custom plan each time: 0.2–0.9 ms of the
  * server's time on each list page at the 1M tier, the part of a page that grew with the table).
  * With the number written into the text the generic plan is costed right and kept. A page fetches
  * the rows of the smallest of these sizes that holds limit + 1 (the extra rows are cut), so a list
