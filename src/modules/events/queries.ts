@@ -11,18 +11,16 @@ const COLUMNS = ['id', 'type', 'created_at', 'merchant_id', 'location_id', 'payl
  * Events after `after`, in feed order, whose position is below the oldest transaction still in
  * flight (pg_snapshot_xmin of this statement's snapshot): no commit can land behind them later.
  */
-export async function selectFeedPage(db: Database, scope: Scope, types: string[] | null, after: Position | null, rows: number): Promise<StoredEvent[]> {
-  return feedPageQuery(db, scope, types, after, rows).execute();
+export async function selectFeedPage(db: Database, scope: Scope, types: string[] | null, after: Position | null, limit: number): Promise<StoredEvent[]> {
+  return feedPageQuery(db, scope, types, after, limit).execute();
 }
 
 /**
  * The page query itself (bench/feed-plan.ts explains it at 10,000 and 1,000,000 events). `types`:
  * the event types to return, null for every type but ping. Events bound to no location are seen by
- * every key; location-bound ones follow the location rule. `rows` is written into the text, as a
- * list's row count is (http/paging.ts fetchRows: PostgreSQL plans `limit $n` as a tenth of the table).
+ * every key; location-bound ones follow the location rule.
  */
-export function feedPageQuery(db: Database, scope: Scope, types: string[] | null, after: Position | null, rows: number) {
-  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`a feed page fetches a positive number of rows, not ${rows}`);
+export function feedPageQuery(db: Database, scope: Scope, types: string[] | null, after: Position | null, limit: number) {
   let q = db
     .selectFrom('events')
     .select(COLUMNS)
@@ -32,7 +30,7 @@ export function feedPageQuery(db: Database, scope: Scope, types: string[] | null
   if (after) q = q.where(sql<boolean>`(position_xid, seq) > (${after.xid}::xid8, ${after.seq}::bigint)`);
   if (types) q = q.where('type', 'in', types);
   if (scope.locationIds !== null) q = q.where((eb) => eb.or([eb('location_id', 'is', null), atVisibleLocation('events.location_id', scope)]));
-  return q.orderBy('position_xid').orderBy('seq').limit(sql.lit(rows));
+  return q.orderBy('position_xid').orderBy('seq').limit(limit);
 }
 
 export async function selectEvent(db: Database, scope: Scope, id: string): Promise<StoredEvent | undefined> {

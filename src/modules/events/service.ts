@@ -4,7 +4,6 @@ import { decodePosition, eventEnvelope, type EventEnvelope } from '../../events/
 import { canSeeLocation } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalid, notFound } from '../../http/errors.ts';
-import { fetchRows } from '../../http/paging.ts';
 import { positionState, selectEvent, selectFeedPage } from './queries.ts';
 
 /** The read scope an event type needs: the one that reads its resource. */
@@ -76,7 +75,7 @@ export async function listEvents(ctx: FeedCtx, query: FeedQuery): Promise<{ item
       throw invalid('/after', 'no event of this merchant has this position', 'unknown_id');
     }
   }
-  const rows = await selectFeedPage(ctx.db, ctx, types, after, fetchRows(query.limit));
+  const rows = await selectFeedPage(ctx.db, ctx, types, after, query.limit + 1);
   return { items: rows.slice(0, query.limit).map((e) => eventEnvelope(e, ctx.locationIds)), more: rows.length > query.limit };
 }
 
