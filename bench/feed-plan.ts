@@ -65,6 +65,26 @@ try {
       }
       times.sort((a, b) => a - b);
       console.log(`   ${label}: p50 ${times[150].toFixed(2)} ms, p99 ${times[297].toFixed(2)} ms over 300 runs (client round trip included)`);
+      // As the service sends it: a named prepared statement. Which plans PostgreSQL keeps, with the
+      // row count as a parameter (as the feed sends it) and written in (as the lists write theirs).
+      const written = query.sql.replace(/limit \$\d+$/, 'limit 51');
+      for (const [form, text, values] of [
+        ['limit $n', query.sql, query.parameters],
+        ['limit 51', written, query.parameters.slice(0, -1)],
+      ] as const) {
+        const name = `feed_${target}_${after ? 'middle' : 'first'}_${form === 'limit 51' ? 'literal' : 'parameter'}`;
+        const runs: number[] = [];
+        for (let i = 0; i < 100; i++) {
+          const t0 = performance.now();
+          await client.query({ name, text, values: values as unknown[] });
+          runs.push(performance.now() - t0);
+        }
+        runs.sort((a, b) => a - b);
+        const kept = (await client.query(`select generic_plans, custom_plans from pg_prepared_statements where name = $1`, [name])).rows[0];
+        console.log(
+          `   ${label}, prepared, ${form}: ${kept.generic_plans} generic and ${kept.custom_plans} custom plans in 100 runs, p50 ${runs[50].toFixed(2)} ms`,
+        );
+      }
     }
   }
   const size = await client.query(`select pg_size_pretty(pg_relation_size('events')) as t, pg_size_pretty(pg_relation_size('events_feed')) as i`);
