@@ -4,7 +4,7 @@
 // checks and metric scrapes are logged at debug so they do not drown the rest. The same hook
 // records the request metrics. (The merchant-facing request log in the database is request-log.ts.)
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { httpRequestDuration, httpRequests } from '../metrics.ts';
+import { httpRequestDuration } from '../metrics.ts';
 import { logs } from './lazy-logger.ts';
 
 const QUIET = new Set(['/healthz', '/readyz', '/metrics']);
@@ -23,9 +23,8 @@ export function registerAccessLog(app: FastifyInstance) {
   app.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const route = req.routeOptions.url ?? null;
     const status = reply.statusCode;
-    const labels = { method: req.method, route: route ?? 'unmatched', status: String(status) };
-    httpRequests.inc(labels);
-    httpRequestDuration.observe(labels, reply.elapsedTime / 1000);
+    // mia_http_requests_total is this histogram's count, read when scraped (metrics.ts).
+    httpRequestDuration.observe({ method: req.method, route: route ?? 'unmatched', status: String(status) }, reply.elapsedTime / 1000);
 
     // Quiet by route: the path is split from the query only for a line that is written.
     const level = route !== null && QUIET.has(route) ? 'debug' : 'info';
