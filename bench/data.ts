@@ -152,65 +152,62 @@ async function builtCounts(client: pg.Client, t: Tier): Promise<boolean> {
  */
 export const RANDOM_PAGE_COST = 1.1;
 
+/** Set RANDOM_PAGE_COST on database `name` (a database's settings are not copied with it). */
+const costAsSolidState = (admin: pg.Client, name: string) => admin.query(`alter database ${name} set random_page_cost = ${RANDOM_PAGE_COST}`);
+
 /** Make sure the tier's database exists with the expected rows; build it when not (or when asked). */
 export async function ensureTier(t: Tier, rebuild: boolean, log: (s: string) => void): Promise<string> {
-  const url = await ensureTierData(t, rebuild, log);
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
   try {
-    await admin.query(`alter database ${tierDatabase(t)} set random_page_cost = ${RANDOM_PAGE_COST}`);
-  } finally {
-    await admin.end();
-  }
-  return url;
-}
-
-async function ensureTierData(t: Tier, rebuild: boolean, log: (s: string) => void): Promise<string> {
-  const name = tierDatabase(t);
-  const url = dbUrl(name);
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    const exists = (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
-    if (exists && !rebuild) {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      let ok: boolean;
-      try {
-        ok = await builtCounts(client, t);
-        // The read parts write the request log (one row per request, hundreds of thousands a run):
-        // emptied, so every run starts from the tier as built rather than from a growing table.
-        if (ok) await client.query('truncate request_log');
-      } finally {
-        await client.end();
-      }
-      if (ok) {
-        log(`data: ${name} reused (${t.orders.toLocaleString('en')} orders)`);
-        return url;
-      }
-    }
-    const started = Date.now();
-    log(
-      `data: building ${name} (${t.orders.toLocaleString('en')} orders, ${(t.products * 3).toLocaleString('en')} variants, ${t.fulfillments.toLocaleString('en')} fulfillments)…`,
-    );
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.query(`create database ${name}`);
-    const handle = postgresDatabase(url, 1);
-    await migrate(handle.db);
-    await handle.close();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      for (const statement of tierStatements(t)) await client.query(statement);
-      await client.query('vacuum analyze');
-    } finally {
-      await client.end();
-    }
-    log(`data: ${name} built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    const url = await ensureTierData(admin, t, rebuild, log);
+    await costAsSolidState(admin, tierDatabase(t));
     return url;
   } finally {
     await admin.end();
   }
+}
+
+async function ensureTierData(admin: pg.Client, t: Tier, rebuild: boolean, log: (s: string) => void): Promise<string> {
+  const name = tierDatabase(t);
+  const url = dbUrl(name);
+  const exists = (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+  if (exists && !rebuild) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    let ok: boolean;
+    try {
+      ok = await builtCounts(client, t);
+      // The read parts write the request log (one row per request, hundreds of thousands a run):
+      // emptied, so every run starts from the tier as built rather than from a growing table.
+      if (ok) await client.query('truncate request_log');
+    } finally {
+      await client.end();
+    }
+    if (ok) {
+      log(`data: ${name} reused (${t.orders.toLocaleString('en')} orders)`);
+      return url;
+    }
+  }
+  const started = Date.now();
+  log(
+    `data: building ${name} (${t.orders.toLocaleString('en')} orders, ${(t.products * 3).toLocaleString('en')} variants, ${t.fulfillments.toLocaleString('en')} fulfillments)…`,
+  );
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  const handle = postgresDatabase(url, 1);
+  await migrate(handle.db);
+  await handle.close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const statement of tierStatements(t)) await client.query(statement);
+    await client.query('vacuum analyze');
+  } finally {
+    await client.end();
+  }
+  log(`data: ${name} built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return url;
 }
 
 /** A throw-away copy of a tier for runs that write (the tier itself stays as built). */
@@ -219,8 +216,7 @@ export async function scratchCopy(t: Tier, name: string): Promise<{ url: string;
   await admin.connect();
   await admin.query(`drop database if exists ${name} with (force)`);
   await admin.query(`create database ${name} template ${tierDatabase(t)}`);
-  // A database's settings are not copied with it.
-  await admin.query(`alter database ${name} set random_page_cost = ${RANDOM_PAGE_COST}`);
+  await costAsSolidState(admin, name);
   return {
     url: dbUrl(name),
     drop: async () => {

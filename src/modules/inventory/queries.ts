@@ -107,8 +107,16 @@ const inventoryPage = statement((db, v: Scope & PageValues & { variantId: string
   let q = db
     .selectFrom('inventory_levels')
     .innerJoin('variants', 'variants.id', 'inventory_levels.variant_id')
-    .select(['inventory_levels.id', 'inventory_levels.variant_id', 'inventory_levels.location_id', 'inventory_levels.on_hand', 'inventory_levels.committed'])
-    .select(['inventory_levels.updated_at', 'variants.product_id', 'variants.sku'])
+    .select([
+      'inventory_levels.id',
+      'inventory_levels.variant_id',
+      'inventory_levels.location_id',
+      'inventory_levels.on_hand',
+      'inventory_levels.committed',
+      'inventory_levels.updated_at',
+      'variants.product_id',
+      'variants.sku',
+    ])
     .where(ofMerchant('inventory_levels', v))
     // The variant's own merchant filter lets `?sku=` start from variants_sku (merchant_id, sku).
     .where(ofMerchant('variants', v))
