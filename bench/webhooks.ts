@@ -3,7 +3,8 @@
 // row to its receipt. The event's created_at is taken inside the writing transaction, just before its
 // commit, so "commit → receipt" is a hair less than what is measured. A sampler reads the backlog
 // (pending deliveries) every 250 ms. Each phase first offers its load for WARM_SECONDS
-// (BENCH_WEBHOOK_WARM_SECONDS, 3) and waits for those events; their latency is reported apart.
+// (BENCH_WEBHOOK_WARM_SECONDS, 3) and waits for those events; their latency is reported apart (the
+// backlog's maximum covers both).
 //   npm run bench -- webhooks   (runWebhooks) on a throw-away copy of the 10k tier: one process with
 //                               both roles, then ROLE=api + ROLE=worker processes.
 //   node bench/webhooks.ts      (runQuickWebhooks) the quick standalone check, for comparing the worker
@@ -24,8 +25,8 @@ import { OPERATOR_TOKEN, PORTS, callJson, fmt, loadAverage, log, ms, percentile,
 
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 20);
 // Each phase starts with this many seconds of the same load, measured apart: the processes were just
-// started, so the first events meet cold code and new connections (up to ~100-250 ms in a phase's
-// first half second, against tens of ms after it). The steady state is what p50/p99 report.
+// started, so the first events meet cold code and new connections (80-130 ms at 100 events/s and up
+// to ~0.5 s at 500 in a phase's first second, single-digit ms after it). p50/p99 are the steady state.
 const WARM_SECONDS = Number(process.env.BENCH_WEBHOOK_WARM_SECONDS ?? 3);
 const DRAIN_LIMIT = 90;
 
