@@ -44,7 +44,7 @@ export interface WebhookPhase {
   maxPending: number;
   maxOldestSeconds: number;
   drainedAfter: number | null; // seconds after the load stopped; null = not within DRAIN_LIMIT
-  warmP99: number; // over the warm-up's events (the first WARM_SECONDS after the processes started)
+  warmP99: number; // over the warm-up's events: the phase's first WARM_SECONDS (after new processes started, but for the quick check's second phase)
   warmMax: number;
 }
 
