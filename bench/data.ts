@@ -150,7 +150,7 @@ async function builtCounts(client: pg.Client, t: Tier): Promise<boolean> {
  * With the default of 4 (disks that seek), PostgreSQL sorted 600 inventory rows rather than read
  * 251 of them in order through the index, 15–20 % slower here (README "Benchmark").
  */
-export const RANDOM_PAGE_COST = 1.1;
+const RANDOM_PAGE_COST = 1.1;
 
 /** Set RANDOM_PAGE_COST on database `name` (a database's settings are not copied with it). */
 const costAsSolidState = (admin: pg.Client, name: string) => admin.query(`alter database ${name} set random_page_cost = ${RANDOM_PAGE_COST}`);

@@ -68,6 +68,7 @@ try {
       // As the service sends it: a named prepared statement. Which plans PostgreSQL keeps, with the
       // row count as a parameter (as the feed sends it) and written in (as the lists write theirs).
       const written = query.sql.replace(/limit \$\d+$/, 'limit 51');
+      if (written === query.sql) throw new Error(`the feed's statement no longer ends in limit $n: ${query.sql.slice(-80)}`);
       for (const [form, text, values] of [
         ['limit $n', query.sql, query.parameters],
         ['limit 51', written, query.parameters.slice(0, -1)],
