@@ -129,12 +129,57 @@ export function rss(pid: number): { now: number; peak: number } {
   return { now: Math.round(kib('VmRSS') / 1024), peak: Math.round(kib('VmHWM') / 1024) };
 }
 
+/** CPU time consumed so far (µs): one process's own (user + system) and each PostgreSQL server process's on this machine. */
+export interface CpuSample {
+  process: number;
+  postgres: Map<number, number>;
+}
+const TICK_US = 1e6 / (Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100);
+/** utime + stime of /proc/<pid>/stat in µs (undefined when the process is gone). */
+function cpuOf(pid: number | string): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * TICK_US;
+  } catch {
+    return undefined;
+  }
+}
+export function cpuSample(pid: number): CpuSample {
+  const postgres = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let comm = '';
+    try {
+      comm = fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (comm !== 'postgres') continue;
+    const t = cpuOf(entry);
+    if (t !== undefined) postgres.set(Number(entry), t);
+  }
+  return { process: cpuOf(pid) ?? NaN, postgres };
+}
+/**
+ * CPU per request between two samples (µs): the server process, and PostgreSQL (every server process
+ * on this machine: backends, WAL writer, checkpointer; one that started meanwhile counts whole, one
+ * that ended is lost). 0 for PostgreSQL when it runs elsewhere (BENCH_ADMIN_URL).
+ */
+export function cpuPerRequest(a: CpuSample, b: CpuSample, requests: number): { server: number; postgres: number } {
+  let postgres = 0;
+  for (const [pid, t] of b.postgres) postgres += t - (a.postgres.get(pid) ?? 0);
+  return { server: (b.process - a.process) / requests, postgres: postgres / requests };
+}
+
 export interface WrkResult {
   rps: number;
   p50: number; // ms
   p99: number; // ms
   requests: number;
   errors: number; // non-2xx and socket errors
+  /** CPU per request (µs) while wrk ran, where the caller measured it (bench/reads.ts). */
+  cpu?: { server: number; postgres: number };
 }
 
 const toMs = (v: string | undefined) => {

@@ -18,6 +18,9 @@ import {
   startService,
   table,
   wrk,
+  cpuPerRequest,
+  cpuSample,
+  type Server,
   type WrkResult,
 } from './common.ts';
 
@@ -42,6 +45,13 @@ export interface ReadRow {
 export interface ReadsResult {
   rows: ReadRow[];
   rss: { tier: string; serviceIdle: number; serviceAfter: number; servicePeak: number; baselineIdle: number; baselineAfter: number }[];
+}
+
+/** wrk against one server, with the CPU it and PostgreSQL spent per request meanwhile. */
+function measured(server: Server, path: string): WrkResult {
+  const before = cpuSample(server.proc.pid!);
+  const result = wrk(server.url + path, { auth: API_KEY });
+  return { ...result, cpu: cpuPerRequest(before, cpuSample(server.proc.pid!), result.requests) };
 }
 
 /** Follow next_cursor from page 1 until page `target` (or the last page); returns [page, path]. */
@@ -127,14 +137,15 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
       wrk(service.url + e.service, { auth: API_KEY, seconds: 1 });
       wrk(baseline.url + e.baseline, { auth: API_KEY, seconds: 1 });
       for (let r = 0; r < ROUNDS; r++) {
-        const s = wrk(service.url + e.service, { auth: API_KEY });
-        const b = wrk(baseline.url + e.baseline, { auth: API_KEY });
+        const s = measured(service, e.service);
+        const b = measured(baseline, e.baseline);
         row.service.push(s);
         row.baseline.push(b);
         row.ratios.push(s.rps / b.rps);
       }
+      const cpuTotal = (xs: WrkResult[]) => fmt(median(xs.map((x) => x.cpu!.server + x.cpu!.postgres)));
       log(
-        `  ${e.label.padEnd(44)} ${fmt(median(row.service.map((x) => x.rps))).padStart(6)} / ${fmt(median(row.baseline.map((x) => x.rps))).padStart(6)} req/s  ratio ${fmt(median(row.ratios), 2)}`,
+        `  ${e.label.padEnd(44)} ${fmt(median(row.service.map((x) => x.rps))).padStart(6)} / ${fmt(median(row.baseline.map((x) => x.rps))).padStart(6)} req/s  ratio ${fmt(median(row.ratios), 2)}  CPU ${cpuTotal(row.service)} / ${cpuTotal(row.baseline)} µs/request`,
       );
       result.rows.push(row);
     }
@@ -155,9 +166,25 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
 }
 
 export function readsTable(rows: ReadRow[]): string {
-  const mid = (xs: WrkResult[], k: keyof WrkResult) => median(xs.map((x) => x[k]));
+  const mid = (xs: WrkResult[], k: 'rps' | 'p50' | 'p99') => median(xs.map((x) => x[k]));
+  // Medians of the rounds: server + PostgreSQL = their total (the total's own median).
+  const cpu = (xs: WrkResult[]) => {
+    const m = (f: (c: NonNullable<WrkResult['cpu']>) => number) => fmt(median(xs.map((x) => f(x.cpu!))));
+    return `${m((c) => c.server + c.postgres)} (${m((c) => c.server)} + ${m((c) => c.postgres)})`;
+  };
   return table(
-    ['tier', 'endpoint', 'service req/s', 'service p50 / p99 ms', 'baseline req/s', 'baseline p50 / p99 ms', 'ratio: median (range)', 'errors'],
+    [
+      'tier',
+      'endpoint',
+      'service req/s',
+      'service p50 / p99 ms',
+      'baseline req/s',
+      'baseline p50 / p99 ms',
+      'ratio: median (range)',
+      'CPU µs/request, service: all (Node + PostgreSQL)',
+      'baseline',
+      'errors',
+    ],
     rows.map((r) => [
       r.tier,
       r.label + (r.shape === 'same' ? '' : ' (shape differs!)'),
@@ -166,6 +193,8 @@ export function readsTable(rows: ReadRow[]): string {
       fmt(mid(r.baseline, 'rps')),
       `${ms(mid(r.baseline, 'p50'))} / ${ms(mid(r.baseline, 'p99'))}`,
       `${fmt(median(r.ratios), 2)} (${fmt(Math.min(...r.ratios), 2)}–${fmt(Math.max(...r.ratios), 2)})`,
+      cpu(r.service),
+      cpu(r.baseline),
       String(r.service.reduce((s, x) => s + x.errors, 0) + r.baseline.reduce((s, x) => s + x.errors, 0)),
     ]),
   );
