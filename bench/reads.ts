@@ -167,7 +167,7 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
 
 export function readsTable(rows: ReadRow[]): string {
   const mid = (xs: WrkResult[], k: 'rps' | 'p50' | 'p99') => median(xs.map((x) => x[k]));
-  // Medians of the rounds: server + PostgreSQL = their total (the total's own median).
+  // Each figure is its own median over the rounds, so the two parts need not add up to the total.
   const cpu = (xs: WrkResult[]) => {
     const m = (f: (c: NonNullable<WrkResult['cpu']>) => number) => fmt(median(xs.map((x) => f(x.cpu!))));
     return `${m((c) => c.server + c.postgres)} (${m((c) => c.server)} + ${m((c) => c.postgres)})`;
@@ -181,8 +181,8 @@ export function readsTable(rows: ReadRow[]): string {
       'baseline req/s',
       'baseline p50 / p99 ms',
       'ratio: median (range)',
-      'CPU µs/request, service: all (Node + PostgreSQL)',
-      'baseline',
+      'service CPU µs/request: all (Node + PostgreSQL)',
+      'baseline CPU µs/request',
       'errors',
     ],
     rows.map((r) => [
