@@ -135,8 +135,8 @@ export interface CpuSample {
   postgres: Map<number, number>;
 }
 const TICK_US = 1e6 / (Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100);
-/** utime + stime of /proc/<pid>/stat in µs (undefined when the process is gone). */
-function cpuOf(pid: number | string): number | undefined {
+/** CPU time a process has used so far (µs): utime + stime of /proc/<pid>/stat; undefined when it is gone. */
+export function processCpu(pid: number | string): number | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -156,10 +156,10 @@ export function cpuSample(pid: number): CpuSample {
       continue;
     }
     if (comm !== 'postgres') continue;
-    const t = cpuOf(entry);
+    const t = processCpu(entry);
     if (t !== undefined) postgres.set(Number(entry), t);
   }
-  return { process: cpuOf(pid) ?? NaN, postgres };
+  return { process: processCpu(pid) ?? NaN, postgres };
 }
 /**
  * CPU per request between two samples (µs): the server process, and PostgreSQL (every server process

@@ -54,6 +54,10 @@ function measured(server: Server, path: string): WrkResult {
   return { ...result, cpu: cpuPerRequest(before, cpuSample(server.proc.pid!), result.requests) };
 }
 
+/** The median over the rounds of one part of their CPU per request (µs), formatted. */
+const cpuMedian = (xs: WrkResult[], part: (c: NonNullable<WrkResult['cpu']>) => number) => fmt(median(xs.map((x) => part(x.cpu!))));
+const allCpu = (c: NonNullable<WrkResult['cpu']>) => c.server + c.postgres;
+
 /** Follow next_cursor from page 1 until page `target` (or the last page); returns [page, path]. */
 export async function deepPage(base: string, path: string, target: number, auth?: string): Promise<[number, string]> {
   let current = path;
@@ -143,9 +147,8 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
         row.baseline.push(b);
         row.ratios.push(s.rps / b.rps);
       }
-      const cpuTotal = (xs: WrkResult[]) => fmt(median(xs.map((x) => x.cpu!.server + x.cpu!.postgres)));
       log(
-        `  ${e.label.padEnd(44)} ${fmt(median(row.service.map((x) => x.rps))).padStart(6)} / ${fmt(median(row.baseline.map((x) => x.rps))).padStart(6)} req/s  ratio ${fmt(median(row.ratios), 2)}  CPU ${cpuTotal(row.service)} / ${cpuTotal(row.baseline)} µs/request`,
+        `  ${e.label.padEnd(44)} ${fmt(median(row.service.map((x) => x.rps))).padStart(6)} / ${fmt(median(row.baseline.map((x) => x.rps))).padStart(6)} req/s  ratio ${fmt(median(row.ratios), 2)}  CPU ${cpuMedian(row.service, allCpu)} / ${cpuMedian(row.baseline, allCpu)} µs/request`,
       );
       result.rows.push(row);
     }
@@ -168,10 +171,7 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
 export function readsTable(rows: ReadRow[]): string {
   const mid = (xs: WrkResult[], k: 'rps' | 'p50' | 'p99') => median(xs.map((x) => x[k]));
   // Each figure is its own median over the rounds, so the two parts need not add up to the total.
-  const cpu = (xs: WrkResult[]) => {
-    const m = (f: (c: NonNullable<WrkResult['cpu']>) => number) => fmt(median(xs.map((x) => f(x.cpu!))));
-    return `${m((c) => c.server + c.postgres)} (${m((c) => c.server)} + ${m((c) => c.postgres)})`;
-  };
+  const cpu = (xs: WrkResult[]) => `${cpuMedian(xs, allCpu)} (${cpuMedian(xs, (c) => c.server)} + ${cpuMedian(xs, (c) => c.postgres)})`;
   return table(
     [
       'tier',

@@ -16,6 +16,7 @@ import { sql } from 'kysely';
 import { postgresDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createRequestLog } from '../src/http/request-log.ts';
+import { processCpu } from './common.ts';
 
 const ROWS = Number(process.env.FLUSH_ROWS ?? 330);
 const ROUNDS = Number(process.env.FLUSH_ROUNDS ?? 40);
@@ -27,8 +28,9 @@ await admin.connect();
 await admin.query(`create database ${name}`);
 const handle = postgresDatabase(`postgres://postgres@127.0.0.1:5432/${name}`, 1);
 const cpuMs = (pid: number) => {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
+  const us = processCpu(pid);
+  if (us === undefined) throw new Error(`process ${pid} is gone`);
+  return us / 1000;
 };
 try {
   const db = handle.db;

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { processCpu } from './common.ts';
 
 const PORT = Number(process.env.BENCH_PORT ?? 7400);
 const TOKEN = 'bench-operator-token';
@@ -86,15 +87,8 @@ async function loadData(bases: string[]): Promise<string> {
 
 const ms = (v: string) => (v.endsWith('us') ? Number(v.slice(0, -2)) / 1000 : v.endsWith('ms') ? Number(v.slice(0, -2)) : Number(v.slice(0, -1)) * 1000);
 
-// CPU time (ms) a process has used: utime + stime from /proc (clock ticks of 10 ms).
-function cpuMs(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0; // gone
-  }
-}
+// CPU time (ms) a process has used (0 once it is gone).
+const cpuMs = (pid: number): number => (processCpu(pid) ?? 0) / 1000;
 
 /**
  * The CPU a server spends per request, whatever else the machine runs: its Node process plus (on
