@@ -9,7 +9,6 @@
 // FLUSH_SQL (statements run after migrating, separated by ";", e.g. to try other indexes),
 // FLUSH_WRITE (copy, as the service writes on PostgreSQL; json for the INSERT … json_to_recordset PGlite uses).
 import { randomBytes, randomUUID, randomUUIDv7 } from 'node:crypto';
-import fs from 'node:fs';
 import pg from 'pg';
 import pino from 'pino';
 import { sql } from 'kysely';
