@@ -4,7 +4,8 @@
 import { createHmac } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker, type Worker } from '../src/events/worker.ts';
+import { retryDue, startWorker, type Worker } from '../src/events/worker.ts';
+import { sql } from 'kysely';
 import { createTransport } from '../src/events/transport.ts';
 import { json, shutDown, startMerchantApp, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
 import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
@@ -104,6 +105,25 @@ describe('delivery', () => {
       [2, 503, 'answer 503'],
       [3, 200, 'answer 200'],
     ]);
+  });
+
+  it('a retry due at once is due for the very next claim: its time is cut to the millisecond, never rounded ahead', async () => {
+    await endpoint(['product.created']);
+    await t.api(key, 'POST', '/products', { title: 'Due now' });
+    const { rows } = await sql<{ id: string }>`select id from webhook_deliveries where status = 'pending' order by created_at desc limit 1`.execute(
+      t.database.db,
+    );
+    // Stored through the timestamptz(3) column and compared at once, 200 times: rounding to the
+    // nearest millisecond put about half of them ahead of the clock.
+    let ahead = 0;
+    for (let i = 0; i < 200; i++) {
+      const r = await sql<{ due: boolean }>`
+        update webhook_deliveries set next_attempt_at = ${retryDue(sql.lit(0))} where id = ${rows[0].id}
+        returning next_attempt_at <= clock_timestamp() as due`.execute(t.database.db);
+      if (!r.rows[0].due) ahead++;
+    }
+    expect(ahead).toBe(0);
+    await worker.tick();
   });
 
   it('after the schedule runs out the delivery is failed', async () => {

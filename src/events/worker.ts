@@ -13,7 +13,7 @@
 // PostgreSQL, PGlite's own LISTEN in process); a retry wakes it when it falls due (a timer of the
 // worker that scheduled it); the poll every WORKER_POLL_MS is only the safety net for what nothing
 // announces (another worker's expired lease, a notification lost with its connection).
-import { sql } from 'kysely';
+import { sql, type Expression } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -22,6 +22,14 @@ import { webhookAttempts, webhookLatency } from '../metrics.ts';
 import { signatureHeader } from './signer.ts';
 import { createTransport, type PostResult } from './transport.ts';
 import type { DeliveryWake } from './wake.ts';
+
+/**
+ * When a retry `seconds` from now falls due, in SQL: cut to the millisecond, not rounded as the
+ * timestamptz(3) column would round it. A retry due at once, stored up to half a millisecond ahead,
+ * was not yet due for a claim that came within that half millisecond (on PostgreSQL, a test
+ * worker's tick() then stopped with the retry unsent).
+ */
+export const retryDue = (seconds: Expression<number>) => sql<Date>`date_trunc('milliseconds', clock_timestamp() + ${seconds} * interval '1 second')`;
 
 export interface Worker {
   stop(): Promise<void>;
@@ -294,7 +302,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
            set status = o.status,
                last_status_code = o.status_code,
                locked_until = null,
-               next_attempt_at = case when o.status = 'pending' then clock_timestamp() + o.retry_in * interval '1 second' end,
+               next_attempt_at = case when o.status = 'pending' then ${retryDue(sql.ref('o.retry_in'))} end,
                updated_at = clock_timestamp()
           from outcome o
          where d.id = o.id and d.locked_until = o.locked_until
