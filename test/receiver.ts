@@ -35,7 +35,8 @@ export interface Receiver {
   url: string;
   received: Received[];
   /** Next answers, in order; when empty, `fallback` answers. */
-  script: { status: number; headers?: Record<string, string>; delayMs?: number; body?: string }[];
+  /** `body` as several buffers is written in that many writes, a few milliseconds apart (so the client reads them as separate chunks). */
+  script: { status: number; headers?: Record<string, string>; delayMs?: number; body?: string | Buffer[] }[];
   fallback: { status: number; delayMs?: number };
   /** Highest number of requests for one event id in flight at the same time. */
   maxConcurrentPerEvent(): number;
@@ -94,11 +95,17 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       // Typed as the document says; a body that is not (or not JSON) is a violation reported below.
       received.push({ headers: req.headers, raw, body: body as WebhookBody, at: Date.now() });
       checks.push(webhookViolations(req.headers, raw).then((found) => void violations.push(...found)));
-      const answer = r.script.shift() ?? r.fallback;
+      const answer: Receiver['script'][number] = r.script.shift() ?? r.fallback;
       if (answer.delayMs) await new Promise((res) => setTimeout(res, answer.delayMs));
       inFlight.set(id, (inFlight.get(id) ?? 1) - 1);
-      res.writeHead(answer.status, { 'content-type': 'text/plain', ...(('headers' in answer && answer.headers) || {}) });
-      res.end('body' in answer && answer.body !== undefined ? answer.body : `answer ${answer.status}`);
+      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+      const reply = answer.body ?? `answer ${answer.status}`;
+      if (typeof reply === 'string') return void res.end(reply);
+      for (const part of reply) {
+        res.write(part);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      res.end();
     }
   });
   server.keepAliveTimeout = 1000;

@@ -107,6 +107,28 @@ describe('delivery', () => {
     ]);
   });
 
+  it("a receiver's answer holding NUL, a pair cut at the excerpt's end or a character split between chunks is logged, and the delivery settles", async () => {
+    const ep = await endpoint(['product.created']);
+    const euro = Buffer.from('€'); // three bytes, sent in two chunks
+    receiver.script.push(
+      { status: 500, body: `${'a'.repeat(1023)}😀 and more` },
+      { status: 502, body: [Buffer.concat([Buffer.from('x'), euro.subarray(0, 1)]), Buffer.concat([euro.subarray(1), Buffer.from('y')])] },
+      { status: 200, body: 'ok\u0000bye' },
+    );
+    await t.api(key, 'POST', '/products', { title: 'Odd answers' });
+    await worker.tick();
+    // Before, jsonb refused the attempt's row: the delivery stayed leased and was posted again after every lease.
+    expect(receiver.received).toHaveLength(3);
+    const [d] = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data;
+    expect(d).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200 });
+    const attempts = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries/${d.id}/attempts`), 200, 'listWebhookAttempts').data;
+    expect(attempts.map((a) => [a.attempt, a.status_code, a.response_excerpt])).toEqual([
+      [1, 500, 'a'.repeat(1023)],
+      [2, 502, 'x€y'],
+      [3, 200, 'ok\ufffdbye'],
+    ]);
+  });
+
   it('a retry due at once is due for the very next claim: its time is cut to the millisecond, never rounded ahead', async () => {
     await endpoint(['product.created']);
     await t.api(key, 'POST', '/products', { title: 'Due now' });

@@ -3,6 +3,7 @@
 import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
+import { makeStorable } from '../http/validation.ts';
 import { isPublicAddress } from './address-policy.ts';
 
 export interface PostResult {
@@ -10,6 +11,26 @@ export interface PostResult {
   durationMs: number;
   excerpt: string | null;
   error: string | null;
+}
+
+/** Characters of a receiver's answer kept with the attempt. */
+export const EXCERPT_LENGTH = 1024;
+const EXCERPT_BYTES = EXCERPT_LENGTH * 4;
+
+/**
+ * The start of a receiver's answer as the attempt log keeps it: decoded once (a character split
+ * between two chunks is not garbled), cut at EXCERPT_LENGTH UTF-16 units without halving a pair,
+ * NUL and ill-formed sequences replaced. The attempt is written through jsonb, which refuses
+ * \u0000 and lone surrogates: an answer holding either once kept its delivery from being settled,
+ * so it was posted again after every lease, without end.
+ */
+export function responseExcerpt(body: Buffer): string {
+  let text = body.toString('utf8');
+  if (text.length > EXCERPT_LENGTH) {
+    const cut = text.charCodeAt(EXCERPT_LENGTH - 1);
+    text = text.slice(0, cut >= 0xd800 && cut <= 0xdbff ? EXCERPT_LENGTH - 1 : EXCERPT_LENGTH);
+  }
+  return makeStorable(text);
 }
 
 export function createTransport(options: { timeoutMs: number; allowPrivate: boolean; connections?: number }) {
@@ -67,18 +88,20 @@ export function createTransport(options: { timeoutMs: number; allowPrivate: bool
         bodyTimeout: options.timeoutMs,
         signal: AbortSignal.timeout(options.timeoutMs),
       });
-      let excerpt = '';
+      const chunks: Buffer[] = [];
+      let bytes = 0;
       try {
-        for await (const chunk of res.body) {
-          excerpt += chunk.toString('utf8');
-          if (excerpt.length >= 1024) break;
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          chunks.push(chunk);
+          bytes += chunk.length;
+          if (bytes >= EXCERPT_BYTES) break;
         }
       } catch {}
-      return done(res.statusCode, excerpt.slice(0, 1024), null);
+      return done(res.statusCode, responseExcerpt(Buffer.concat(chunks, Math.min(bytes, EXCERPT_BYTES))), null);
     } catch (err) {
       const e = err as Error & { code?: string };
       const message = e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' ? `timeout after ${options.timeoutMs} ms` : e.message;
-      return done(null, null, message.slice(0, 500));
+      return done(null, null, makeStorable(message.slice(0, 500)));
     }
   }
 
