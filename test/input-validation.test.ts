@@ -10,6 +10,7 @@ let t: TestApp;
 let m: TestMerchant;
 let key: string;
 let variantId: string;
+let variantProduct: string;
 
 beforeAll(async () => {
   ({ t, m, key } = await startMerchantApp({ locations: 1, scopes: SCOPES }));
@@ -19,6 +20,7 @@ beforeAll(async () => {
     'createProduct',
   ).data;
   variantId = product.variants[0].id;
+  variantProduct = product.id;
   json(await m.op('POST', '/users', { email: 'ops@input.test', password: 'correct horse battery' }), 201, 'createPortalUser');
 });
 afterAll(() => t?.close());
@@ -130,6 +132,44 @@ describe('UUIDs: only the canonical 8-4-4-4-12 form', () => {
       expect([form, res.statusCode, json(res, 404, 'getProduct').code]).toEqual([form, 404, 'not_found']);
     }
     expect(json(await t.api(key, 'GET', `/products/${id.toUpperCase()}`), 404, 'getProduct').code).toBe('not_found');
+  });
+
+  it('an id in upper case names the same record, in a path, a filter and a body, for reads and writes', async () => {
+    const up = (s: string) => s.toUpperCase();
+    const product = json(await t.api(key, 'GET', `/products/${variantProduct}`), 200, 'getProduct').data;
+    expect(json(await t.api(key, 'GET', `/products/${up(product.id)}`), 200, 'getProduct').data).toEqual(product);
+    // The write used to commit, emit an event without its object and answer 404.
+    const patched = json(await t.api(key, 'PATCH', `/products/${up(product.id)}`, { title: 'Plain, patched' }), 200, 'updateProduct').data;
+    expect(patched).toMatchObject({ id: product.id, pending_title: 'Plain, patched' });
+    const feed = json(await t.api(key, 'GET', '/events?types=product.updated'), 200, 'listEvents').data;
+    expect(feed.map((e) => e.data.object)).toEqual([patched]);
+
+    const location = m.locations[0];
+    const adjusted = json(
+      await t.api(key, 'POST', '/inventory/adjustments', {
+        adjustments: [{ variant_id: up(variantId), fulfillment_location_id: up(location), adjustment: 5 }],
+      }),
+      200,
+      'adjustInventory',
+    ).data;
+    expect(adjusted.map((l) => [l.variant_id, l.fulfillment_location_id, l.on_hand])).toEqual([[variantId, location, 5]]);
+    const levels = json(await t.api(key, 'GET', `/inventory?location_id=${location}&variant_id=${variantId}`), 200, 'listInventory').data;
+    expect(levels.map((l) => l.on_hand)).toEqual([5]);
+    expect(json(await t.api(key, 'GET', `/inventory?location_id=${up(location)}&variant_id=${up(variantId)}`), 200, 'listInventory').data).toEqual(levels);
+
+    const order = json(
+      await m.op('POST', '/orders', { fulfillment_location_id: location, line_items: [{ variant_id: variantId, quantity: 2 }] }),
+      201,
+      'createOrder',
+    ).data;
+    const res = await t.api(key, 'POST', '/fulfillments', {
+      merchant_order_id: up(order.id),
+      items: [{ merchant_order_item_id: up(order.line_items[0].id), quantity: 2 }],
+    });
+    expect(json(res, 201, 'createFulfillment').data).toMatchObject({
+      merchant_order_id: order.id,
+      items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 2 }],
+    });
   });
 
   it('a body field or query filter in another form is 422 invalid_format', async () => {

@@ -39,8 +39,12 @@ export function encodePosition(p: Position): string {
 
 export const POSITION_PATTERN = '^[0-9a-f]{32}$';
 
-/** The caller has checked POSITION_PATTERN. */
-export function decodePosition(position: string): Position {
+/**
+ * The caller has checked POSITION_PATTERN. Null when a half is beyond PostgreSQL's bigint (a
+ * leading hex digit 8–f): no event has such a position.
+ */
+export function decodePosition(position: string): Position | null {
+  if (position[0] >= '8' || position[WIDTH] >= '8') return null;
   return { xid: BigInt(`0x${position.slice(0, WIDTH)}`).toString(), seq: BigInt(`0x${position.slice(WIDTH)}`).toString() };
 }
 

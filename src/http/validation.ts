@@ -7,7 +7,7 @@
 //   (PostgreSQL text cannot hold it) and no unpaired UTF-16 surrogate (it would be stored as
 //   U+FFFD, silently changing the data);
 // - free-form values nest at most MAX_DEPTH levels;
-// - `uuid` is the canonical 8-4-4-4-12 hex form only; `date-time` must be a real instant between
+// - `uuid` is the canonical 8-4-4-4-12 hex form only, taken in lower case; `date-time` must be a real instant between
 //   0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (no leap second, no month 13);
 // - an array over its maxItems is reported as such without validating its items, so the work per
 //   request stays bounded (every array in every schema has a maxItems: see the schema test), and
@@ -55,6 +55,19 @@ const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~
 export const makeStorable = (s: string) => s.replace(/\u0000/g, '\ufffd').toWellFormed();
 /** A pointer is answered (and, for idempotent writes, stored): a key it quotes must be storable too. */
 const storablePointer = makeStorable;
+
+/**
+ * `lowercaseUuid` (on every `format: uuid`): a UUID sent in upper or mixed case is taken in lower
+ * case, the form PostgreSQL answers with, so ids compared or looked up as strings after validation
+ * (maps keyed by a row's id, sets of a key's locations) match whichever case the client used.
+ */
+const lowercaseUuid: SchemaValidateFunction = (_schema: unknown, data: unknown, _parent, cxt) => {
+  if (typeof data === 'string' && cxt?.parentData != null && UUID.test(data)) {
+    const lower = data.toLowerCase();
+    if (lower !== data) (cxt.parentData as Record<string | number, unknown>)[cxt.parentDataProperty] = lower;
+  }
+  return true;
+};
 
 const storableText: SchemaValidateFunction = (_schema: unknown, data: unknown) => {
   if (typeof data !== 'string' || isStorableText(data)) return true;
@@ -164,6 +177,7 @@ function makeAjvPair(coerceTypes: boolean | 'array'): Ajv {
     ajv.addFormat('uuid', UUID);
     ajv.addFormat('date-time', { type: 'string', validate: isInstant });
     ajv.addKeyword({ keyword: 'storableText', type: 'string', schemaType: 'boolean', errors: true, validate: storableText });
+    ajv.addKeyword({ keyword: 'lowercaseUuid', type: 'string', schemaType: 'boolean', modifying: true, validate: lowercaseUuid });
     ajv.addKeyword({ keyword: 'storableValue', schemaType: 'boolean', errors: true, validate: storableValue });
     ajv.addKeyword({ keyword: 'closedProperties', type: 'object', schemaType: 'array', errors: true, validate: closedProperties });
     return ajv;
@@ -208,6 +222,7 @@ export function hardenSchema(schema: unknown): unknown {
   }
   const t = types(s);
   if (t.includes('string')) s.storableText = true;
+  if (s.format === 'uuid') s.lowercaseUuid = true;
   // Values the schema does not describe (free-form, or extra properties of a non-strict object).
   if (isFreeForm(s) || (t.includes('object') && (s.additionalProperties === undefined || s.additionalProperties === true))) {
     s.storableValue = true;

@@ -62,8 +62,8 @@ function visibleTypes(ctx: FeedCtx, types: string | undefined): string[] | null 
 export async function listEvents(ctx: FeedCtx, query: FeedQuery): Promise<{ items: EventEnvelope[]; more: boolean }> {
   const types = visibleTypes(ctx, query.types);
   const after = query.after === null ? null : decodePosition(query.after);
-  if (after) {
-    const state = await positionState(ctx.db, ctx, after, query.retentionDays);
+  if (query.after !== null) {
+    const state = after ? await positionState(ctx.db, ctx, after, query.retentionDays) : 'unknown';
     if (state === 'expired') {
       throw new AppError(
         'cursor_expired',
