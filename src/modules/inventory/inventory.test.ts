@@ -1,5 +1,6 @@
 // Inventory rows and adjustment batches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { countStatements, ISO_TIMESTAMP, json, startMerchantApp, untypedJson, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import type { DocumentNode, DocumentShape } from '../../../test/contract.ts';
 import { events, ledger, makeProduct, placeOrder, WAREHOUSE, syncConnectedProduct, type MadeProduct } from '../../../test/fixtures.ts';
@@ -86,6 +87,30 @@ describe('POST /inventory/adjustments', () => {
     expect(res.errors).toEqual([{ path: '/adjustments/1/adjustment', message: 'would leave on_hand at -1', code: 'negative_on_hand' }]);
     expect([await rowsOf(a), await rowsOf(b)]).toEqual(before);
     expect((await ledger(t, a)).length).toBe(ledgerBefore);
+  });
+
+  it('on_hand stays within 1,000,000,000: a batch beyond it is 422 naming the row, never an integer overflow', async () => {
+    const [variant] = (await makeProduct(t, m, 'Bulk', [{ sku: 'INV-BULK', price: 1 }])).variants.map((v) => v.id);
+    const row = { variant_id: variant, fulfillment_location_id: m.locations[0], adjustment: 1_000_000 };
+    for (let i = 0; i < 10; i++)
+      json(
+        await adjust(
+          key,
+          Array.from({ length: 100 }, () => row),
+        ),
+        200,
+        'adjustInventory',
+      );
+    expect((await rowsOf(variant)).map((r) => r.on_hand)).toEqual([1_000_000_000]);
+    expect((await refusedBatch(key, [{ ...row, adjustment: 1 }])).errors).toEqual([
+      { path: '/adjustments/0/adjustment', message: 'would leave on_hand at 1000000001, above 1000000000', code: 'out_of_range' },
+    ]);
+    // A row stored above the bound before it existed: a batch that would pass int's maximum is refused by
+    // name too (PostgreSQL's "integer out of range" was a 500), and one that lowers it is applied.
+    await sql`update inventory_levels set on_hand = 2147483000 where variant_id = ${variant}`.execute(t.database.db);
+    expect((await refusedBatch(key, [row])).errors).toMatchObject([{ path: '/adjustments/0/adjustment', code: 'out_of_range' }]);
+    json(await adjust(key, [{ ...row, adjustment: -1000 }]), 200, 'adjustInventory');
+    expect((await rowsOf(variant)).map((r) => r.on_hand)).toEqual([2147482000]);
   });
 
   it('names unknown and ambiguous SKUs, unknown variants and locations, zero deltas and missing variant references', async () => {

@@ -83,7 +83,9 @@ export async function moveStock(trx: Database, scope: Scope, moves: StockMove[])
        group by m.variant_id, m.location_id
        order by m.variant_id, m.location_id
       on conflict (variant_id, location_id) do update
-         set on_hand = l.on_hand + excluded.on_hand, committed = l.committed + excluded.committed, updated_at = clock_timestamp()
+         -- Capped at int's maximum rather than failing: a row already beyond MAX_ON_HAND (stored before
+         -- the bound) then ends at the cap, which the service's check refuses by name.
+         set on_hand = least(l.on_hand::bigint + excluded.on_hand, 2147483647), committed = l.committed + excluded.committed, updated_at = clock_timestamp()
        where ${ofMerchant('l', scope)}
       returning l.id, l.variant_id, l.location_id, l.on_hand, l.committed, l.updated_at
     )

@@ -44,7 +44,11 @@ export const AdjustmentRow = Type.Object(
       Type.String({ minLength: 1, maxLength: 255, description: "Resolved to the merchant's variant with this SKU when variant_id is absent." }),
     ),
     fulfillment_location_id: Uuid(),
-    adjustment: Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Signed change of on_hand; not 0.' }),
+    adjustment: Type.Integer({
+      minimum: -1_000_000,
+      maximum: 1_000_000,
+      description: 'Signed change of on_hand; not 0. on_hand stays within 0..1,000,000,000 (out_of_range above).',
+    }),
     reason: Type.Optional(Type.String({ maxLength: 500 })),
   },
   { ...strict, ...serviceChecked({ allOf: [{ anyOf: [{ required: ['variant_id'] }, { required: ['sku'] }] }] }) },

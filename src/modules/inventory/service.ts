@@ -8,6 +8,13 @@ import type { PageRequest } from '../../http/paging.ts';
 import { adjustmentTargets, inventoryUpdated, knownLocations, levelKey, moveStock, selectInventoryPage, type StockMove } from './queries.ts';
 import type { Adjustment, InventoryFilters, InventoryRow } from './schemas.ts';
 
+/**
+ * The most units one inventory row may hold. A batch moves at most 100 × 1,000,000 units, so a row
+ * at this bound plus a whole batch still fits the column's int: the batch is refused by name
+ * (422 out_of_range) instead of failing in PostgreSQL's arithmetic (a 500).
+ */
+export const MAX_ON_HAND = 1_000_000_000;
+
 const locationForbidden = (path: string) =>
   new AppError('location_forbidden', `${path.slice(1)}: this API key is restricted to other fulfillment locations.`, [
     { path, message: 'is outside the locations of this API key', code: 'location_forbidden' },
@@ -103,6 +110,8 @@ export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Prom
       const after = onHand.get(key)! + r.onHandDelta;
       onHand.set(key, after);
       if (after < 0) errors.push({ path: at(r.index, 'adjustment'), message: `would leave on_hand at ${after}`, code: 'negative_on_hand' });
+      else if (after > MAX_ON_HAND && r.onHandDelta > 0)
+        errors.push({ path: at(r.index, 'adjustment'), message: `would leave on_hand at ${after}, above ${MAX_ON_HAND}`, code: 'out_of_range' });
     }
     if (errors.length) throw invalidFields(errors.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })));
 
