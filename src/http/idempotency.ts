@@ -72,6 +72,19 @@ function parseKey(raw: string | string[] | undefined): string | null {
   return key;
 }
 
+/**
+ * The path a key is scoped to: the route's, with its parameters as validated (ids in lower case).
+ * The URL as sent named one resource several ways (an id in upper case, a trailing slash, a
+ * percent-encoded letter), and each way was a scope of its own, so one key applied a write again.
+ * A request to a canonical URL gives the same path as before.
+ */
+function scopePath(req: FastifyRequest): string {
+  const pattern = req.routeOptions.url;
+  if (pattern === undefined) return req.url.split('?')[0];
+  const params = req.params as Record<string, string | undefined>;
+  return pattern.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}
+
 const STORED_STATUSES = (status: number) => status < 500 && status !== 401 && status !== 403 && status !== 429;
 
 /**
@@ -89,7 +102,7 @@ async function idempotentWrite(req: FastifyRequest, reply: FastifyReply, merchan
     return send(req, reply, result);
   }
 
-  const path = req.url.split('?')[0];
+  const path = scopePath(req);
   const requestHash = createHash('sha256')
     .update(canonicalJson(req.body ?? null))
     .digest('hex');

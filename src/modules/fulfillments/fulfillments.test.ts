@@ -364,6 +364,28 @@ describe('Idempotency-Key', () => {
     expect(json(t2, 409, 'attachTracking')).toEqual(t1);
   });
 
+  it('a key is scoped to the resource, however its URL is spelled: upper-case id, trailing slash, percent-encoded letters', async () => {
+    const order = await newOrder(2, 1);
+    const f = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
+    const first = json(
+      await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'S1' }, { 'idempotency-key': 'trk-scope' }),
+      200,
+      'attachTracking',
+    );
+    for (const path of [`/fulfillments/${f.id.toUpperCase()}/tracking`, `/fulfillments/${f.id}/tracking/`, `/fulfillments/${f.id}/%74racking`]) {
+      const again = await t.api(key, 'POST', path, { tracking_number: 'S1' }, { 'idempotency-key': 'trk-scope' });
+      expect([path, again.headers['idempotent-replayed']]).toEqual([path, 'true']);
+      expect(json(again, 200, 'attachTracking')).toEqual(first);
+    }
+    const before = await level(p.variants[0].id);
+    const body = { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] };
+    const created = json(await t.api(key, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-scope' }), 201, 'createFulfillment');
+    const replay = await t.api(key, 'POST', '/fulfillments/', body, { 'idempotency-key': 'ful-scope' });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(json(replay, 201, 'createFulfillment')).toEqual(created);
+    expect((await level(p.variants[0].id)).on_hand).toBe(before.on_hand - 1);
+  });
+
   it('tracking attach replays; 403 answers are not stored; malformed keys are 400', async () => {
     const order = await newOrder(2, 1);
     const f = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
