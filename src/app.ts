@@ -80,6 +80,15 @@ export async function buildApp(opts: AppOptions) {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
     frameworkErrors,
     clientErrorHandler,
+    // A request whose headers or body stop arriving is answered 408 (clientErrorHandler) and its
+    // connection closed: Fastify's default, 0, kept a connection that sent part of its body open
+    // for ever (slowloris). Node looks for such requests every connectionsCheckingInterval.
+    requestTimeout: opts.config.requestTimeoutMs,
+    http: {
+      requestTimeout: opts.config.requestTimeoutMs,
+      headersTimeout: Math.min(60_000, opts.config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(opts.config.requestTimeoutMs / 4))),
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('db', opts.db);

@@ -19,6 +19,8 @@ export interface Config {
   webhookRetrySchedule: number[];
   webhookAllowPrivateUrls: boolean;
   webhookTimeoutMs: number;
+  /** A request (headers and body) must arrive within this; then 408 and the connection is closed. */
+  requestTimeoutMs: number;
   workerPollMs: number;
   /** Posts in flight at once per worker process, over all endpoints. */
   webhookConcurrency: number;
@@ -144,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     webhookRetrySchedule: schedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS, false),
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
+    requestTimeoutMs: atLeast('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000, 100),
     workerPollMs: integer('WORKER_POLL_MS', env.WORKER_POLL_MS, 5_000),
     webhookConcurrency: atLeast('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 100, 1),
     webhookEndpointConcurrency: atLeast('WEBHOOK_ENDPOINT_CONCURRENCY', env.WEBHOOK_ENDPOINT_CONCURRENCY, 10, 1),

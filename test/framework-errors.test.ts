@@ -10,9 +10,10 @@ let port: number;
 let key: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // A short request timeout, so the stalled-body test waits a second, not thirty.
+  t = await startTestApp({ requestTimeoutMs: 1000 });
   const m = await t.merchant({ locations: 1 });
-  key = await m.key(['orders.read']);
+  key = await m.key(['orders.read', 'inventory.adjust']);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as AddressInfo).port;
 });
@@ -100,6 +101,18 @@ describe('HTTP parser errors', () => {
 
   it('a malformed request line is 400 malformed_request', async () => {
     expectProblem(await exchange('NOT HTTP\r\n\r\n'), 400, 'malformed_request');
+  });
+
+  it('a body that stops arriving is 408 request_timeout after REQUEST_TIMEOUT_MS, and the connection is closed', async () => {
+    const started = Date.now();
+    const res = await exchange(
+      `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"adjustments":',
+      5_000,
+    );
+    expectProblem(res, 408, 'request_timeout');
+    expect(res.headers.connection).toBe('close');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   });
 
   it('the server keeps answering normal requests after all that', async () => {
