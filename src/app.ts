@@ -20,6 +20,7 @@ import { webhookBacklog } from './events/backlog.ts';
 import { renderMetrics } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
+import { registerJsonBody } from './http/json-body.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
 import { integrationApi } from './modules/index.ts';
 import { registerOpenApi } from './openapi/index.ts';
@@ -121,6 +122,9 @@ export async function buildApp(opts: AppOptions) {
     reply.header('X-Request-Id', req.id);
     done(null, payload);
   });
+  // UTF-8 JSON bodies only: other encodings and charsets are 415, invalid UTF-8 is 400 (json-body.ts).
+  app.removeContentTypeParser('application/json');
+  registerJsonBody(app);
   // A write whose route takes a body must send JSON: anything else is 415, even an empty body.
   app.addHook('preValidation', (req, _reply, done) => {
     if (!req.routeOptions.schema?.body || req.method === 'GET' || req.method === 'DELETE') return done();

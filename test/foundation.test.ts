@@ -147,6 +147,33 @@ describe('validation and errors', () => {
     );
   });
 
+  it('a body is UTF-8 JSON as sent: invalid UTF-8 is 400, another charset or a Content-Encoding is 415, nothing written', async () => {
+    const url = `/api/platform/v1/merchants/${m.id}/locations`;
+    const auth = { authorization: 'Bearer test-operator-token' };
+    const send = (payload: Buffer | string, headers: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json', ...headers }, payload });
+    const names = async () => json(await t.api(readKey, 'GET', '/locations?limit=250'), 200, 'listLocations').data.map((l) => l.name);
+    const before = await names();
+    // "café" in Latin-1 used to be stored as "caf\ufffd".
+    const latin1 = Buffer.from('{"name":"caf\xe9"}', 'latin1');
+    expect(expectProblem(await send(latin1, {}), 400, 'malformed_request').detail).toBe('The body is not valid UTF-8.');
+    expect(expectProblem(await send(latin1, { 'content-type': 'application/json; charset=iso-8859-1' }), 415, 'unsupported_media_type').detail).toBe(
+      'The charset "iso-8859-1" is not supported: send the body as UTF-8 JSON.',
+    );
+    // A br-labelled plain body used to be applied as if it were not encoded; a gzip one was "not valid JSON".
+    for (const encoding of ['br', 'gzip']) {
+      expect(expectProblem(await send('{"name":"Zipped"}', { 'content-encoding': encoding }), 415, 'unsupported_media_type').detail).toBe(
+        `Content-Encoding "${encoding}" is not supported: send the body uncompressed.`,
+      );
+    }
+    expect(await names()).toEqual(before);
+    // UTF-8 stays welcome, labelled or not, and so does an explicit identity encoding.
+    for (const headers of [{}, { 'content-type': 'application/json; charset="UTF-8"' }, { 'content-encoding': 'identity' }] as Record<string, string>[]) {
+      json(await send(Buffer.from('{"name":"Café ☕"}', 'utf8'), headers), 201, 'createLocation');
+    }
+    expect((await names()).filter((name) => name === 'Café ☕')).toHaveLength(3);
+  });
+
   it('an unknown route and a non-UUID path id are 404 problems', async () => {
     expectProblem(await t.api(readKey, 'GET', '/nothing-here'), 404, 'not_found');
     expectProblem(await t.op('GET', `/merchants/not-a-uuid/api-keys/${m.id}`), 404, 'not_found');
