@@ -1,8 +1,9 @@
 // Portal backend over HTTP: sign-in, CSRF, throttling, sign-out, merchant isolation, and keys and
 // endpoints made through the portal working against the real APIs.
 import net from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, portalJson, problem, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { WAREHOUSE } from './fixtures.ts';
@@ -71,6 +72,44 @@ describe('sign-in', () => {
 
   it('without a session everything but sign-in is 401', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/portal/api/api-keys' })).statusCode).toBe(401);
+  });
+
+  // A session is kept by its token's hash; this puts it 11 of its 12 idle hours in.
+  const idleElevenHours = async (token: string) => {
+    const id = createHash('sha256').update(token).digest('hex');
+    await sql`update portal_sessions set last_seen_at = clock_timestamp() - interval '11 hours', expires_at = clock_timestamp() + interval '1 hour' where id = ${id}`.execute(
+      t.database.db,
+    );
+    return id;
+  };
+
+  it('a request that slides the session re-sends the cookie with a Max-Age matching the new expiry', async () => {
+    const s = await signIn();
+    const token = s.cookie.slice('mia_session='.length);
+    // Within a minute of the last write the server leaves the expiry alone, and the answer the cookie.
+    expect((await call(s, 'GET', '/session')).headers['set-cookie']).toBeUndefined();
+    const id = await idleElevenHours(token);
+    const slid = await call(s, 'GET', '/api-keys');
+    expect(slid.statusCode).toBe(200);
+    expect(slid.headers['set-cookie']).toBe(`mia_session=${token}; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax`);
+    // The cookie's Max-Age is the idle lifetime the server just gave the session.
+    const { rows } = await sql<{ idle: string }>`select extract(epoch from expires_at - last_seen_at) as idle from portal_sessions where id = ${id}`.execute(
+      t.database.db,
+    );
+    expect(Math.round(Number(rows[0].idle))).toBe(43200);
+    expect((await call(s, 'GET', '/session')).headers['set-cookie']).toBeUndefined();
+  });
+
+  it('the slid cookie stays Secure behind https, and a sign-out that slides the session still clears it', async () => {
+    const s = await signIn('ops@acme.test', 'correct horse battery', '10.0.0.10');
+    const token = s.cookie.slice('mia_session='.length);
+    await idleElevenHours(token);
+    const probe = await call(s, 'GET', '/session', undefined, { 'x-forwarded-proto': 'https' });
+    expect(probe.headers['set-cookie']).toBe(`mia_session=${token}; Max-Age=43200; Path=/; HttpOnly; Secure; SameSite=Lax`);
+    await idleElevenHours(token);
+    const out = await call(s, 'POST', '/logout');
+    expect(out.statusCode).toBe(200);
+    expect(out.headers['set-cookie']).toBe('mia_session=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax');
   });
 
   it('sign-out ends the session', async () => {
@@ -309,5 +348,36 @@ describe('pages', () => {
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.body).toContain('<div id="root"></div>');
     expect((await t.app.inject({ method: 'GET', url: '/portal/webhooks/123' })).body).toBe(page.body);
+  });
+
+  it('an unknown path under /portal/api is a 404 problem for every method, signed in or not', async () => {
+    const s = await signIn();
+    for (const cookie of [s.cookie, '']) {
+      for (const url of ['/portal/api/nope', '/portal/api/nope/deeper?x=1', '/portal/api', '/portal/api/']) {
+        for (const method of ['GET', 'HEAD', 'POST', 'DELETE'] as const) {
+          const res = await t.app.inject({ method, url, headers: cookie ? { cookie } : {} });
+          const what = `${method} ${url}${cookie ? ' (signed in)' : ''}`;
+          expect(res.statusCode, what).toBe(404);
+          expect(res.headers['content-type'], what).toBe('application/problem+json; charset=utf-8');
+          if (method === 'HEAD') {
+            expect(res.body, what).toBe('');
+            continue;
+          }
+          expect(JSON.parse(res.body), what).toEqual({
+            type: '/errors#not_found',
+            title: 'Not found',
+            status: 404,
+            detail: `No route ${method} ${url.split('?')[0]}.`,
+            code: 'not_found',
+            request_id: res.headers['x-request-id'],
+          });
+        }
+      }
+    }
+    // Other /portal paths stay the front end's, one that begins with "api" included.
+    const page = await t.app.inject({ method: 'GET', url: '/portal/api-keys' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<div id="root"></div>');
   });
 });

@@ -62,8 +62,12 @@ const OPEN = ['/portal/api/login', '/portal/api/meta', '/portal/api/session'];
 
 const api: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('session', null);
-  app.addHook('onRequest', async (req) => {
-    req.session = await findSession(app.db, req.cookies[COOKIE]);
+  app.addHook('onRequest', async (req, reply) => {
+    const token = req.cookies[COOKIE];
+    const found = await findSession(app.db, token);
+    req.session = found?.session ?? null;
+    // The browser's cookie slides with the server's expiry, so an active user stays signed in.
+    if (found?.extended) setSessionCookie(reply, req, token!, app.config.publicBaseUrl);
     const path = req.url.split('?')[0];
     // The session probe answers null rather than 401, so a signed-out page load logs no error.
     if (!OPEN.includes(path) && !req.session) throw new AppError('unauthorized', 'Sign in first.');
@@ -205,9 +209,12 @@ export const portal: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(cookie, { secret: app.secret });
   await app.register(api, { prefix: '/portal/api' });
 
-  // The built front end; any other /portal path is a client-side route and gets index.html.
+  // The built front end; any other /portal path is a client-side route and gets index.html, except
+  // under /portal/api: an API client asking for an unknown route gets the service's 404 problem.
   const serve = async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
-    const rel = decodeURIComponent(req.url.split('?')[0].replace(/^\/portal\/?/, ''));
+    const pathname = req.url.split('?')[0];
+    if (/^\/portal\/api(\/|$)/.test(pathname)) return reply.callNotFound();
+    const rel = decodeURIComponent(pathname.replace(/^\/portal\/?/, ''));
     let file = path.join(WEB_DIST, rel);
     if (!file.startsWith(WEB_DIST) || !rel || !fs.existsSync(file) || fs.statSync(file).isDirectory()) file = path.join(WEB_DIST, 'index.html');
     if (!fs.existsSync(file)) {

@@ -48,13 +48,23 @@ export async function signIn(
   return { token, session: { id: hash(token), merchantId: user.merchant_id, merchantName: user.merchant_name, userId: user.id, email: user.email, csrfToken } };
 }
 
-export async function findSession(db: Database, token: string | undefined): Promise<Session | null> {
+/** The live session `token` names; `extended` when this lookup moved its expiry (the cookie must follow). */
+export async function findSession(db: Database, token: string | undefined): Promise<{ session: Session; extended: boolean } | null> {
   if (!token) return null;
   const row = await findLiveSession(db, hash(token));
   if (!row) return null;
   // Sliding expiry, written at most once a minute.
-  if (Date.now() - row.last_seen_at.getTime() > 60_000) await extendSession(db, merchantScope(row.merchant_id), row.id, IDLE_HOURS);
-  return { id: row.id, merchantId: row.merchant_id, merchantName: row.merchant_name, userId: row.user_id, email: row.email, csrfToken: row.csrf_token };
+  const extended = Date.now() - row.last_seen_at.getTime() > 60_000;
+  if (extended) await extendSession(db, merchantScope(row.merchant_id), row.id, IDLE_HOURS);
+  const session = {
+    id: row.id,
+    merchantId: row.merchant_id,
+    merchantName: row.merchant_name,
+    userId: row.user_id,
+    email: row.email,
+    csrfToken: row.csrf_token,
+  };
+  return { session, extended };
 }
 
 export async function signOut(db: Database, session: Session) {
@@ -70,6 +80,7 @@ export function isHttps(req: FastifyRequest, publicBaseUrl: string | null) {
   return req.protocol === 'https' || req.headers['x-forwarded-proto'] === 'https' || (publicBaseUrl?.startsWith('https://') ?? false);
 }
 
+/** Max-Age is the idle lifetime the server just gave the session (at sign-in or on extending it). */
 export function setSessionCookie(reply: FastifyReply, req: FastifyRequest, token: string, publicBaseUrl: string | null) {
   reply.setCookie(COOKIE, token, { httpOnly: true, sameSite: 'lax', path: '/', secure: isHttps(req, publicBaseUrl), maxAge: IDLE_HOURS * 3600 });
 }
