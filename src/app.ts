@@ -21,6 +21,7 @@ import { renderMetrics } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { registerJsonBody } from './http/json-body.ts';
+import { problems } from './http/schemas.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
 import { integrationApi } from './modules/index.ts';
 import { registerOpenApi } from './openapi/index.ts';
@@ -62,6 +63,9 @@ export interface AppOptions {
   /** A pino logger to share, or false for none (tests). */
   logger?: Logger | false;
 }
+
+/** The query string of an operation that takes no parameters: empty, or 422 naming each one sent. */
+const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
 
 export async function buildApp(opts: AppOptions) {
   const app = Fastify({
@@ -110,6 +114,12 @@ export async function buildApp(opts: AppOptions) {
   app.decorate('routeList', [] as RouteEntry[]);
   app.addHook('onRoute', (route) => {
     route.attachValidation = true;
+    // A documented API operation without query parameters still refuses unknown ones (contract §2:
+    // 422 naming each), as the lists do: a GET by id used to ignore `?foo=bar`.
+    if (route.url.startsWith('/api/') && route.schema?.response && !route.schema.querystring) {
+      const response = route.schema.response as Record<string, unknown>;
+      route.schema = { ...route.schema, querystring: NO_QUERY, response: { ...problems('validation_failed'), ...response } };
+    }
     for (const method of [route.method].flat()) app.routeList.push({ method, url: route.url, scope: route.config?.scope, schema: route.schema });
   });
   // These hooks run on every request: plain callbacks, not async functions (no promise and further

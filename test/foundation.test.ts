@@ -125,6 +125,20 @@ describe('validation and errors', () => {
     expect(json(await t.api(readKey, 'GET', '/tags'), 200, 'listTags').meta.limit).toBe(50);
   });
 
+  it('an operation without query parameters refuses unknown ones too: GET by id, integration and operator API', async () => {
+    const product = json(await t.api(await m.key(['products.write']), 'POST', '/products', { title: 'Queried' }), 201, 'createProduct').data;
+    expect(json(await t.api(readKey, 'GET', `/products/${product.id}`), 200, 'getProduct').data.id).toBe(product.id);
+    const res = expectProblem(await t.api(readKey, 'GET', `/products/${product.id}?foo=bar&limit=1`), 422, 'validation_failed');
+    expect(res.errors).toEqual([
+      { path: '/foo', message: 'is not a known field', code: 'unknown_field' },
+      { path: '/limit', message: 'is not a known field', code: 'unknown_field' },
+    ]);
+    const keyId = json(await m.op('POST', '/api-keys', { label: 'q', scopes: ['products.read'] }), 201, 'createApiKey').data.id;
+    expect(expectProblem(await t.op('GET', `/merchants/${m.id}/api-keys/${keyId}?foo=1`), 422, 'validation_failed').errors).toEqual([
+      { path: '/foo', message: 'is not a known field', code: 'unknown_field' },
+    ]);
+  });
+
   it('malformed JSON is 400, a non-JSON write is 415, a body over 1 MiB is 413', async () => {
     const url = `/api/platform/v1/merchants/${m.id}/locations`;
     const auth = { authorization: 'Bearer test-operator-token' };
