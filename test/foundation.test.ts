@@ -230,6 +230,9 @@ describe('lists and cursors', () => {
     const forged = `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}`;
     expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${forged}`), 400, 'malformed_request');
     expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor.slice(0, -2)}xx`), 400, 'malformed_request');
+    // Anything appended is tampering too (a third segment used to be ignored).
+    expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor}.x`), 400, 'malformed_request');
+    expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor}.`), 400, 'malformed_request');
     expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor}&updated_after=2020-01-01T00:00:00.000Z`), 400, 'malformed_request');
     expectProblem(await t.api(readKey, 'GET', `/vendors?cursor=${cursor}`), 400, 'malformed_request');
     expect(json(await t.api(readKey, 'GET', `/tags?cursor=${cursor}&limit=5`), 200, 'listTags').data).toHaveLength(5);

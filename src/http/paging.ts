@@ -80,7 +80,9 @@ function sealCursor(secret: string, content: Record<string, unknown>): string {
 
 /** The cursor's content, once its signature and its binding to these filters are checked. */
 function openCursor(secret: string, binding: string, cursor: string): Record<string, unknown> {
-  const [payload, mac] = cursor.split('.');
+  const parts = cursor.split('.');
+  if (parts.length !== 2) throw badCursor();
+  const [payload, mac] = parts;
   if (!payload || !mac) throw badCursor();
   const expected = Buffer.from(sign(secret, payload));
   const given = Buffer.from(mac);
