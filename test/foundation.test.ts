@@ -123,6 +123,11 @@ describe('validation and errors', () => {
     }
     expect(json(await t.api(readKey, 'GET', '/tags?limit=250'), 200, 'listTags').meta.limit).toBe(250);
     expect(json(await t.api(readKey, 'GET', '/tags'), 200, 'listTags').meta.limit).toBe(50);
+    // A number in the query is written as JSON writes it: JavaScript's Number() took all of these.
+    for (const limit of ['0x10', '1e1', '%205', '%2B5', '1.0', '05', '']) {
+      const res = expectProblem(await t.api(readKey, 'GET', `/tags?limit=${limit}`), 422, 'validation_failed');
+      expect([limit, res.errors]).toEqual([limit, [{ path: '/limit', message: 'must be integer', code: 'invalid_type' }]]);
+    }
   });
 
   it('an operation without query parameters refuses unknown ones too: GET by id, integration and operator API', async () => {

@@ -246,16 +246,50 @@ export function hardenSchema(schema: unknown): unknown {
 
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }) {
   const compiled = (httpPart === 'querystring' ? queryAjv : bodyAjv).compile(hardenSchema(schema) as object);
+  const numeric = httpPart === 'querystring' ? numericParameters(schema) : [];
   const validate = Object.assign(
     (...args: unknown[]) => {
       budget = MAX_ERRORS;
-      const valid = (compiled as (...a: unknown[]) => boolean)(...args);
-      validate.errors = compiled.errors;
+      const refused = numeric.length ? uncanonicalNumbers(numeric, args[0]) : [];
+      const valid = (compiled as (...a: unknown[]) => boolean)(...args) && refused.length === 0;
+      validate.errors = refused.length ? [...refused, ...(compiled.errors ?? [])] : compiled.errors;
       return valid;
     },
     { errors: null as ErrorObject[] | null | undefined, schemaEnv: compiled.schemaEnv },
   );
   return validate;
+}
+
+// Query parameters are text, which Ajv coerces with Number(): "0x10", "1e1", " 5" and "+5" all
+// passed as integers. A numeric parameter must be written as JSON writes the number.
+const CANONICAL = { integer: /^-?(0|[1-9]\d*)$/, number: /^-?(0|[1-9]\d*)(\.\d+)?$/ } as const;
+
+/** The top-level parameters of a query schema typed integer or number. */
+function numericParameters(schema: object): [name: string, type: keyof typeof CANONICAL][] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.entries(properties).flatMap(([name, p]) =>
+    p.type === 'integer' || p.type === 'number' ? [[name, p.type] as [string, keyof typeof CANONICAL]] : [],
+  );
+}
+
+/** A type error for each numeric parameter sent in another spelling; such a value is removed before Ajv sees it. */
+function uncanonicalNumbers(numeric: [string, keyof typeof CANONICAL][], data: unknown): ErrorObject[] {
+  if (data === null || typeof data !== 'object') return [];
+  const query = data as Record<string, unknown>;
+  const errors: ErrorObject[] = [];
+  for (const [name, type] of numeric) {
+    const value = query[name];
+    if (typeof value !== 'string' || CANONICAL[type].test(value)) continue;
+    delete query[name];
+    errors.push({
+      keyword: 'type',
+      instancePath: `/${escapePointer(name)}`,
+      schemaPath: `#/properties/${name}/type`,
+      params: { type },
+      message: `must be ${type}`,
+    });
+  }
+  return errors;
 }
 
 const KEYWORD_CODES: Record<string, FieldErrorCode> = {
