@@ -93,6 +93,8 @@ export async function buildApp(opts: AppOptions) {
       requestTimeout: opts.config.requestTimeoutMs,
       headersTimeout: Math.min(60_000, opts.config.requestTimeoutMs),
       connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(opts.config.requestTimeoutMs / 4))),
+      // Checked in an onRequest hook instead, so the answer is a problem like every other.
+      requireHostHeader: false,
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -116,9 +118,13 @@ export async function buildApp(opts: AppOptions) {
     route.attachValidation = true;
     // A documented API operation without query parameters still refuses unknown ones (contract §2:
     // 422 naming each), as the lists do: a GET by id used to ignore `?foo=bar`.
-    if (route.url.startsWith('/api/') && route.schema?.response && !route.schema.querystring) {
-      const response = route.schema.response as Record<string, unknown>;
-      route.schema = { ...route.schema, querystring: NO_QUERY, response: { ...problems('validation_failed'), ...response } };
+    if (route.url.startsWith('/api/') && route.schema?.response) {
+      // Any request may be 400 before its operation looks at it (a path or query string that is
+      // not valid percent-encoding, no Host): every documented operation says so.
+      const response = { ...problems('malformed_request'), ...(route.schema.response as Record<string, unknown>) };
+      route.schema = route.schema.querystring
+        ? { ...route.schema, response }
+        : { ...route.schema, querystring: NO_QUERY, response: { ...problems('validation_failed'), ...response } };
     }
     for (const method of [route.method].flat()) app.routeList.push({ method, url: route.url, scope: route.config?.scope, schema: route.schema });
   });
@@ -131,6 +137,24 @@ export async function buildApp(opts: AppOptions) {
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Request-Id', req.id);
     done(null, payload);
+  });
+  // What Node and the router let through unchecked: a query string that is not valid
+  // percent-encoded UTF-8 (it was searched for as literal text, while the same bytes in a path are
+  // 400), and an HTTP/1.1 request without Host (Node answered it with a bare 400: no problem body,
+  // no X-Request-Id).
+  app.addHook('onRequest', (req, _reply, done) => {
+    const q = req.url.indexOf('?');
+    if (q !== -1 && req.url.includes('%', q)) {
+      try {
+        decodeURIComponent(req.url.slice(q + 1));
+      } catch {
+        return done(new AppError('malformed_request', 'The query string is not valid percent-encoded UTF-8.'));
+      }
+    }
+    if (req.headers.host === undefined && req.raw.httpVersion === '1.1') {
+      return done(new AppError('malformed_request', 'An HTTP/1.1 request needs a Host header.'));
+    }
+    done();
   });
   // UTF-8 JSON bodies only: other encodings and charsets are 415, invalid UTF-8 is 400 (json-body.ts).
   app.removeContentTypeParser('application/json');

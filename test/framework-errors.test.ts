@@ -78,6 +78,37 @@ describe('router errors', () => {
     expect(body.detail).toBe('The path is not valid percent-encoded UTF-8.');
   });
 
+  it('bad percent-encoding in a query string is 400 malformed_request too (it was searched for as literal text)', async () => {
+    for (const query of ['status=%ED%A0%80', 'status=%FF', 'status=%C0%AF', 'status=100%', 'limit=1&status=%zz']) {
+      const body = expectProblem(await exchange(get(`/api/integrations/v1/orders?${query}`)), 400, 'malformed_request');
+      expect([query, body.detail]).toEqual([query, 'The query string is not valid percent-encoded UTF-8.']);
+    }
+    expect((await exchange(get('/api/integrations/v1/orders?status=%6Fpen'))).status).toBe(200);
+  });
+
+  it('an HTTP/1.1 request without Host is a 400 problem with X-Request-Id, not a bare 400', async () => {
+    const body = expectProblem(
+      await exchange(`GET /api/integrations/v1/orders HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`),
+      400,
+      'malformed_request',
+    );
+    expect(body.detail).toBe('An HTTP/1.1 request needs a Host header.');
+  });
+
+  it('an unknown route is 404 whatever body it carries', async () => {
+    for (const [method, body] of [
+      ['PUT', 'xx'],
+      ['POST', '{"a":'],
+      ['PATCH', ''],
+    ]) {
+      const res = await exchange(
+        `${method} /api/integrations/v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      expect([method, expectProblem(res, 404, 'not_found').detail]).toEqual([method, `No route ${method} /api/integrations/v1/orders.`]);
+    }
+  });
+
   it('a path id over 100 characters is 404 not_found, like any other non-UUID id', async () => {
     for (const length of [101, 500, 5000]) {
       expectProblem(await exchange(get(`/api/integrations/v1/orders/${'a'.repeat(length)}`)), 404, 'not_found');

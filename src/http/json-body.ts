@@ -28,6 +28,8 @@ export function registerJsonBody(app: FastifyInstance) {
 
   const parse = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    // No route takes it: the answer is the 404, whatever the body holds.
+    if (req.is404) return done(null, undefined);
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) return done(new AppError('malformed_request', 'The body is not valid UTF-8.'), undefined);
     parse(req, bytes.toString('utf8'), done);
