@@ -182,6 +182,45 @@ describe('UUIDs: only the canonical 8-4-4-4-12 form', () => {
   });
 });
 
+describe('values the service would change or could never use', () => {
+  it('a weight with a fourth decimal is 422, not rounded by numeric(12,3)', async () => {
+    for (const weight of [1.2345, 1e-7]) {
+      await refused(
+        () => t.api(key, 'POST', '/products', { title: 'Heavy', variants: [{ sku: `W-${weight}`, price: 1, weight }] }),
+        [['/variants/0/weight', 'invalid_format']],
+      );
+    }
+    const product = json(await t.api(key, 'POST', '/products', { title: 'Heavy', variants: [{ sku: 'W-OK', price: 1, weight: 1.235 }] }), 201, 'createProduct');
+    expect(product.data.variants[0].weight).toBe(1.235);
+  });
+
+  it('a tracking or video URL without a host is 422; a video must be a video asset', async () => {
+    const order = json(
+      await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }),
+      201,
+      'createOrder',
+    ).data;
+    const f = json(
+      await t.api(key, 'POST', '/fulfillments', { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] }),
+      201,
+      'createFulfillment',
+    ).data;
+    for (const url of ['http://', 'https://', 'https:///path', 'https://:443/']) {
+      await refused(
+        () => t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: 'T1', tracking_url: url }),
+        [['/tracking_url', 'invalid_format']],
+      );
+      await refused(() => t.api(key, 'POST', '/social-videos', { title: 'v', video_url: url }), [['/video_url', 'invalid_format']]);
+    }
+    json(await t.api(key, 'POST', '/social-videos', { title: 'v', video_url: 'HTTPS://videos.example.com/a.mp4' }), 201, 'createSocialVideo');
+    const image = json(await m.op('POST', '/media-assets', { url: 'https://img.example.com/a.jpg', kind: 'image' }), 201, 'createMediaAsset').data.id;
+    const video = json(await m.op('POST', '/media-assets', { url: 'https://img.example.com/a.mp4', kind: 'video' }), 201, 'createMediaAsset').data.id;
+    const body = await refused(() => t.api(key, 'POST', '/social-videos', { title: 'v', video_asset_id: image }), [['/video_asset_id', 'unknown_id']]);
+    expect(body.errors[0].message).toBe('is not a video media asset of this merchant');
+    json(await t.api(key, 'POST', '/social-videos', { title: 'v', video_asset_id: video, thumbnail_asset_id: image }), 201, 'createSocialVideo');
+  });
+});
+
 describe('date-times: real instants from 0001 to 9999', () => {
   it('refuses leap seconds, year 0, month 13, 30 February and offsets past 23:59 on every list', async () => {
     for (const value of [

@@ -10,6 +10,8 @@ export interface RefCheck {
   /** [JSON pointer, id] pairs. */
   refs: [string, string][];
   what: string;
+  /** Media assets: only this kind will do. */
+  kind?: 'image' | 'video';
 }
 
 /** 422 naming every id that is not the merchant's (one query per table). */
@@ -17,7 +19,7 @@ export async function checkRefs(trx: Database, scope: Scope, checks: RefCheck[])
   const errors: FieldError[] = [];
   for (const c of checks) {
     if (c.refs.length === 0) continue;
-    const found = await selectOwnIds(trx, scope, c.table, [...new Set(c.refs.map(([, id]) => id))]);
+    const found = await selectOwnIds(trx, scope, c.table, [...new Set(c.refs.map(([, id]) => id))], c.kind);
     for (const [path, id] of c.refs) if (!found.has(id)) errors.push({ path, message: `is not a ${c.what} of this merchant`, code: 'unknown_id' });
   }
   if (errors.length) throw invalidFields(errors);

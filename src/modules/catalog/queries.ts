@@ -49,8 +49,15 @@ export function kindQueries<T extends KindTable, Row extends { id: string; updat
 }
 
 /** Which of `ids` name rows of the scope's merchant in `table`. */
-export async function selectOwnIds(db: Database, scope: Scope, table: OwnedTable, ids: string[]): Promise<Set<string>> {
-  const rows = await db.selectFrom(table).select('id').where(ofMerchant(table, scope)).where('id', 'in', ids).execute();
+/** The merchant's ids among `ids` in `table` (for media assets, only those of `kind` when given). */
+export async function selectOwnIds(db: Database, scope: Scope, table: OwnedTable, ids: string[], kind?: 'image' | 'video'): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom(table)
+    .select('id')
+    .where(ofMerchant(table, scope))
+    .where('id', 'in', ids)
+    .$if(kind !== undefined, (q) => q.where(sql<boolean>`kind = ${kind}`))
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 

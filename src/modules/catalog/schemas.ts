@@ -45,7 +45,7 @@ export const VariantFields = {
   media_asset_id: Type.Optional(Nullable(Uuid('A media asset of this merchant'))),
   shipping_profile: Type.Optional(Text(100)),
   requires_shipping: Type.Optional(Type.Boolean({ description: 'Default true' })),
-  weight: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1000000 }))),
+  weight: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1000000, description: 'At most 3 decimals.' }))),
   weight_unit: Type.Optional(Enum(['g', 'kg', 'lb', 'oz'], { description: 'Default g' })),
 };
 

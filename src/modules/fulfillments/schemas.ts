@@ -40,7 +40,7 @@ export const TrackingBody = Type.Object(
   {
     tracking_number: Type.String({ minLength: 1, maxLength: 255 }),
     tracking_url: Type.Optional(
-      Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048, description: 'Public http(s) tracking page.' }),
+      Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#:@\\s]', maxLength: 2048, description: 'Public http(s) tracking page.' }),
     ),
     carrier_name: Type.Optional(Label),
     service_level: Type.Optional(Label),

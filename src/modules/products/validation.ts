@@ -16,6 +16,10 @@ export function variantProblems(variants: VariantInput[], requirePrice: (v: Vari
       const p = moneyProblem(v[field], `/variants/${i}/${field}`);
       if (p) errors.push(p);
     }
+    // Stored as numeric(12,3): a fourth decimal was rounded away without a word.
+    if (v.weight !== undefined && v.weight !== null && !/^\d+(\.\d{1,3})?$/.test(String(v.weight))) {
+      errors.push({ path: `/variants/${i}/weight`, message: 'must have at most 3 decimals', code: 'invalid_format' });
+    }
     if (v.sku) {
       if (skus.has(v.sku)) errors.push({ path: `/variants/${i}/sku`, message: `repeats the SKU of /variants/${skus.get(v.sku)}`, code: 'duplicate' });
       else skus.set(v.sku, i);

@@ -8,7 +8,14 @@ const fields = {
   description: Type.Optional(Nullable(Description)),
   status: Type.Optional(Enum(['draft', 'published'], { description: 'Default draft' })),
   video_url: Type.Optional(
-    Nullable(Type.String({ format: 'uri', pattern: '^https://', maxLength: 2048, description: 'https URL; exactly one of video_url and video_asset_id' })),
+    Nullable(
+      Type.String({
+        format: 'uri',
+        pattern: '^[Hh][Tt][Tt][Pp][Ss]://[^/?#:@\\s]',
+        maxLength: 2048,
+        description: 'https URL; exactly one of video_url and video_asset_id',
+      }),
+    ),
   ),
   video_asset_id: Type.Optional(Nullable(Uuid('A video media asset of this merchant'))),
   thumbnail_asset_id: Type.Optional(Nullable(Uuid('A media asset of this merchant'))),

@@ -34,11 +34,9 @@ export async function replaceVideoLinks(trx: Database, scope: Scope, id: string,
 
 async function checkVideoRefs(trx: Database, scope: Scope, input: VideoPatch) {
   await checkRefs(trx, scope, [
-    {
-      table: 'media_assets',
-      refs: [...refOne('/video_asset_id', input.video_asset_id), ...refOne('/thumbnail_asset_id', input.thumbnail_asset_id)],
-      what: 'media asset',
-    },
+    // The video itself must be a video asset (an image was accepted); the thumbnail may be any.
+    { table: 'media_assets', refs: refOne('/video_asset_id', input.video_asset_id), what: 'video media asset', kind: 'video' },
+    { table: 'media_assets', refs: refOne('/thumbnail_asset_id', input.thumbnail_asset_id), what: 'media asset' },
     { table: 'products', refs: refList('/product_ids', input.product_ids), what: 'product' },
     { table: 'collections', refs: refList('/collection_ids', input.collection_ids), what: 'collection' },
   ]);
