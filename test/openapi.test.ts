@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.ts';
 import { postgresDatabase } from '../src/db/database.ts';
 import { responseViolations, webhookViolations } from './contract.ts';
 
-type Operation = { operationId?: string; summary?: string; responses: Record<string, { description: string }> };
+type Operation = { operationId?: string; summary?: string; responses: Record<string, { description: string; headers?: Record<string, unknown> }> };
 let operations: [string, Operation][];
 
 beforeAll(async () => {
@@ -57,6 +57,20 @@ describe('operations', () => {
       for (const [status, response] of Object.entries(op.responses)) {
         if (status.startsWith('2')) expect(response.description, `${route} ${status}`).not.toBe('Default Response');
       }
+    }
+  });
+});
+
+describe('idempotent writes', () => {
+  it('promise Idempotent-Replayed on the answers that are stored, not on those given before the body is read', () => {
+    const idempotent = operations.filter(([, op]) => ['createFulfillment', 'attachTracking', 'adjustInventory'].includes(op.operationId!));
+    expect(idempotent).toHaveLength(3);
+    for (const [route, op] of idempotent) {
+      const replayed = Object.entries(op.responses)
+        .filter(([, r]) => r.headers?.['Idempotent-Replayed'])
+        .map(([status]) => status);
+      expect([route, replayed.filter((s) => ['400', '401', '403', '413', '415', '429'].includes(s) || s.startsWith('5'))]).toEqual([route, []]);
+      expect([route, replayed.some((s) => s.startsWith('2')), replayed.includes('422')]).toEqual([route, true, true]);
     }
   });
 });

@@ -37,7 +37,7 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    "Makes the write safe to retry: 1 to 255 printable ASCII characters (space to `~`), or the same in double quotes (the draft's structured-field form). Scoped to the merchant, method and path, and kept at least 48 h. The same key with the same body replays the stored answer with `Idempotent-Replayed: true`; with a different body it is 422 `idempotency_key_reused`; while the first request is still running it is 409 `idempotency_in_progress`. 401, 403, 429 and 5xx answers are not stored.",
+    "Makes the write safe to retry: 1 to 255 printable ASCII characters (space to `~`), or the same in double quotes (the draft's structured-field form). Scoped to the merchant, method and path, and kept at least 48 h. The same key with the same body replays the stored answer with `Idempotent-Replayed: true`; with a different body it is 422 `idempotency_key_reused`; while the first request is still running it is 409 `idempotency_in_progress`. 401, 403, 429 and 5xx answers are not stored, nor those given before the body is read (400 for a body that is not JSON or a malformed key, 413, 415): the request can be sent again, corrected, with the same key.",
   schema: { type: 'string', minLength: 1, maxLength: 257, pattern: '^(?:[\\x20-\\x7E]{1,255}|"[\\x20-\\x7E]{1,255}")$' },
   example: '3f1c9e0a-fulfil-order-1001',
 };
@@ -86,7 +86,8 @@ function shapeResponses(op: Json, idempotent: boolean, integration: boolean) {
     if (integration) Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') });
     // Integration creates point at the new record's GET; most operator records have none.
     if (code === 201 && integration) headers.Location = ref('headers', 'Location');
-    if (idempotent && code < 500 && ![401, 403, 429].includes(code)) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
+    // Answers given before the body is read (400, 413, 415) are not stored either: no replay carries them.
+    if (idempotent && code < 500 && ![400, 401, 403, 413, 415, 429].includes(code)) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
     if (code === 429 || code === 503) headers['Retry-After'] = ref('headers', 'Retry-After');
     if (codes?.includes('idempotency_in_progress')) headers['Retry-After'] = ref('headers', 'Retry-After-Optional');
     if (code === 401) headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
