@@ -194,6 +194,18 @@ describe('values the service would change or could never use', () => {
     expect(product.data.variants[0].weight).toBe(1.235);
   });
 
+  it('a "__proto__" key, or "constructor" holding "prototype", is 422 naming it (it was 400 "not valid JSON")', async () => {
+    const body = await refused(
+      () => raw('POST', '/api/integrations/v1/products', '{"title":"t","__proto__":{"x":1}}', bearer()),
+      [['/__proto__', 'unknown_field']],
+    );
+    expect(body.errors[0].message).toBe('is a key the service refuses (it could change an object prototype)');
+    await refused(
+      () => raw('POST', '/api/integrations/v1/products', '{"title":"t","variants":[{"sku":"a","price":1,"constructor":{"prototype":{}}}]}', bearer()),
+      [['/variants/0/constructor', 'unknown_field']],
+    );
+  });
+
   it('a tracking or video URL without a host is 422; a video must be a video asset', async () => {
     const order = json(
       await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }),

@@ -5,10 +5,11 @@
 // - a Content-Encoding other than identity is 415 (we decode none);
 // - a charset other than UTF-8 is 415 (RFC 8259 §8.1: JSON between systems is UTF-8);
 // - bytes that are not well-formed UTF-8 are 400 malformed_request.
-// The JSON itself is still parsed by Fastify's parser (prototype poisoning refused, as before).
+// The JSON itself is still parsed by Fastify's parser; a prototype-poisoning key is 422 naming it
+// (it was 400 "not valid JSON").
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from './errors.ts';
+import { AppError, invalidFields } from './errors.ts';
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
@@ -32,6 +33,42 @@ export function registerJsonBody(app: FastifyInstance) {
     if (req.is404) return done(null, undefined);
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) return done(new AppError('malformed_request', 'The body is not valid UTF-8.'), undefined);
-    parse(req, bytes.toString('utf8'), done);
+    const text = bytes.toString('utf8');
+    parse(req, text, (err, value) => {
+      // A "__proto__" key (or "constructor" holding "prototype") is refused by the parser as if the
+      // body were not JSON; it is valid JSON with a key we refuse, so it is named like any unknown field.
+      const at = err ? forbiddenKeyIn(text) : null;
+      if (at !== null)
+        return done(
+          invalidFields([{ path: at, message: 'is a key the service refuses (it could change an object prototype)', code: 'unknown_field' }]),
+          undefined,
+        );
+      done(err, value);
+    });
   });
+}
+
+const pointer = (key: string) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+/** Where text that is valid JSON holds a key the parser refuses; null for text that is not JSON. */
+function forbiddenKeyIn(text: string): string | null {
+  try {
+    return forbiddenKey(JSON.parse(text) as unknown, '');
+  } catch {
+    return null;
+  }
+}
+
+/** The pointer of the first `__proto__` key, or `constructor` holding `prototype`, in a parsed value (JSON.parse makes them own keys). */
+function forbiddenKey(value: unknown, path: string): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  const node = value as Record<string, unknown>;
+  if (Object.hasOwn(node, '__proto__')) return `${path}/__proto__`;
+  const ctor = Object.hasOwn(node, 'constructor') ? node.constructor : undefined;
+  if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return `${path}/constructor`;
+  for (const key of Object.keys(node)) {
+    const found = forbiddenKey(node[key], path + pointer(key));
+    if (found !== null) return found;
+  }
+  return null;
 }
