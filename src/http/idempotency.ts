@@ -103,8 +103,13 @@ async function idempotentWrite(req: FastifyRequest, reply: FastifyReply, merchan
   }
 
   const path = scopePath(req);
+  // A location-restricted key's locations are part of what it asked: another key of the merchant,
+  // with other locations, sending the same body under the same key must not be answered the stored
+  // result (it could name a record that key may not see); it is 422 idempotency_key_reused. An
+  // unrestricted key's hash is the body's alone, as it always was.
+  const locations = req.auth?.locationIds;
   const requestHash = createHash('sha256')
-    .update(canonicalJson(req.body ?? null))
+    .update(canonicalJson(req.body ?? null) + (locations ? `\nlocations:${[...locations].sort().join(',')}` : ''))
     .digest('hex');
   const outcome = await req.server.db.transaction().execute(async (trx) => {
     const lockKey = `${merchantId}|${req.method}|${path}|${key}`;

@@ -386,6 +386,23 @@ describe('Idempotency-Key', () => {
     expect((await level(p.variants[0].id)).on_hand).toBe(before.on_hand - 1);
   });
 
+  it("another key's stored answer is not replayed to a key restricted to other locations: 422 idempotency_key_reused", async () => {
+    const order = await newOrder(2, 1);
+    const body = { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] };
+    const created = json(await t.api(key, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-loc' }), 201, 'createFulfillment');
+    // The order is at locations[0]: a key for locations[1] was answered the fulfillment it may not see.
+    const elsewhere = await m.key(WAREHOUSE, [m.locations[1]]);
+    const res = await t.api(elsewhere, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-loc' });
+    expect(json(res, 422, 'createFulfillment').code).toBe('idempotency_key_reused');
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    // A restricted key's own retry still replays, and the unrestricted key's too.
+    const here = await m.key(WAREHOUSE, [m.locations[0]]);
+    const mine = json(await t.api(here, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-loc-2' }), 201, 'createFulfillment');
+    const again = await t.api(here, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-loc-2' });
+    expect([again.headers['idempotent-replayed'], json(again, 201, 'createFulfillment')]).toEqual(['true', mine]);
+    expect(json(await t.api(key, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-loc' }), 201, 'createFulfillment')).toEqual(created);
+  });
+
   it('tracking attach replays; 403 answers are not stored; malformed keys are 400', async () => {
     const order = await newOrder(2, 1);
     const f = json(await fulfil(t, key, order, [1, 0]), 201, 'createFulfillment').data;
