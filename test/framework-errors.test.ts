@@ -95,6 +95,19 @@ describe('router errors', () => {
     expect(body.detail).toBe('An HTTP/1.1 request needs a Host header.');
   });
 
+  it('two Authorization headers are 401, whichever holds the valid key (Node kept the first)', async () => {
+    for (const [first, second] of [
+      [`Bearer ${key}`, 'Bearer nope'],
+      ['Bearer nope', `Bearer ${key}`],
+    ]) {
+      const res = await exchange(
+        `GET /api/integrations/v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(expectProblem(res, 401, 'unauthorized').detail).toBe('Send one Authorization header.');
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+    }
+  });
+
   it('an unknown route is 404 whatever body it carries', async () => {
     for (const [method, body] of [
       ['PUT', 'xx'],
