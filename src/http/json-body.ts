@@ -34,7 +34,8 @@ export function registerJsonBody(app: FastifyInstance) {
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) return done(new AppError('malformed_request', 'The body is not valid UTF-8.'), undefined);
     const text = bytes.toString('utf8');
-    parse(req, text, (err, value) => {
+    // Fastify's JSON parser is synchronous: it calls back and returns nothing (its type allows a promise).
+    void parse(req, text, (err, value) => {
       // A "__proto__" key (or "constructor" holding "prototype") is refused by the parser as if the
       // body were not JSON; it is valid JSON with a key we refuse, so it is named like any unknown field.
       const at = err ? forbiddenKeyIn(text) : null;
