@@ -24,11 +24,14 @@ export function isPublicAddress(address: string): boolean {
 /** Names that always mean this host or a private network, whatever DNS says. */
 const LOCAL_NAMES = /(^|\.)(localhost|internal|local|localdomain|home\.arpa)$/;
 
+/** Why a URL may not be an endpoint's: the message and code of its 422 field error. */
+export type UrlRefusal = { message: string; code: 'invalid_format' | 'forbidden_address' };
+
 /**
  * Why this URL may not receive webhooks, or null when it may. Hostnames are checked again at
  * delivery, on every address they resolve to and on the connected socket.
  */
-export function endpointUrlRefusal(url: string, allowPrivate: boolean): { message: string; code: 'invalid_format' | 'forbidden_address' } | null {
+export function endpointUrlRefusal(url: string, allowPrivate: boolean): UrlRefusal | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -41,9 +44,11 @@ export function endpointUrlRefusal(url: string, allowPrivate: boolean): { messag
   }
   if (parsed.protocol !== 'https:') return { message: 'must use https', code: 'invalid_format' };
   // URL parsing has already normalised every IPv4 spelling (127.1, 2130706433, 0x7f000001, 0177.0.0.1).
+  // Every trailing dot goes, not just the one of a fully qualified name: `localhost..` is localhost
+  // too (such a name is also refused on save as malformed, but not before it is called local).
   const host = parsed.hostname
     .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '')
+    .replace(/\.+$/, '')
     .toLowerCase();
   const local = isIP(host) ? !isPublicAddress(host) : LOCAL_NAMES.test(host);
   return local ? { message: 'must not point at a private, loopback, link-local or otherwise non-public address', code: 'forbidden_address' } : null;

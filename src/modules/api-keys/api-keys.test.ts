@@ -7,9 +7,11 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.ts';
 import { hashSecret, keyStore } from '../../http/keys.ts';
-import { json, OPERATOR_TOKEN, onPostgres, problem, startTestApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, OPERATOR_TOKEN, onPostgres, problem, startTestApp, untypedJson, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { waitFor } from '../../../test/wait.ts';
 import { spawnQuietService } from '../../../test/service-process.ts';
+import { fingerprint } from '../../../test/fingerprint.ts';
+import { portalCall, portalUser } from '../../../test/fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -20,6 +22,8 @@ beforeAll(async () => {
   await waitFor(() => (keyStore(t.database.db).trusted ? true : undefined), { what: 'the key cache to be trusted', deadlineMs: 15_000 });
 });
 afterAll(() => t?.close());
+
+type RequestBody = { requestBody: { content: Record<string, { schema: { properties: Record<string, { anyOf?: unknown[] }> } }> } };
 
 const keyLookups = (queries: string[]) => queries.filter((q) => /from "api_keys"/.test(q) && /"secret_hash"/.test(q)).length;
 const keyTouches = (queries: string[]) => queries.filter((q) => /^update "api_keys" set "last_used_at"/.test(q)).length;
@@ -77,6 +81,44 @@ async function keyId(secret: string): Promise<string> {
   const row = await t.database.db.selectFrom('api_keys').select('id').where('secret_hash', '=', hashSecret(secret)).executeTakeFirstOrThrow();
   return row.id;
 }
+
+describe('location restriction', () => {
+  const TOO_FEW = [{ path: '/location_ids', message: 'must NOT have fewer than 1 items', code: 'too_few' }];
+
+  it('an empty location_ids is refused with 422 in the operator API and the portal, and creates no key', async () => {
+    const s = await portalUser(t, m, 'keys@restriction.test');
+    const body = { label: 'Nowhere', scopes: ['orders.read'], location_ids: [] };
+    const before = await fingerprint(t.database.db);
+    const refused = [await m.op('POST', '/api-keys', body), await portalCall(t, s, 'POST', '/api-keys', body)];
+    for (const res of refused) {
+      expect(problem(res, 422)).toMatchObject({ code: 'validation_failed', errors: TOO_FEW });
+      expect(problem(res, 422).errors).toEqual(TOO_FEW);
+    }
+    expect(await fingerprint(t.database.db)).toEqual(before);
+  });
+
+  it('null or absent location_ids make a key for every location; a list restricts it', async () => {
+    const every = [
+      json(await m.op('POST', '/api-keys', { label: 'All', scopes: ['orders.read'], location_ids: null }), 201, 'createApiKey').data,
+      json(await m.op('POST', '/api-keys', { label: 'All', scopes: ['orders.read'] }), 201, 'createApiKey').data,
+    ];
+    expect(every.map((k) => k.location_ids)).toEqual([null, null]);
+    const one = json(await m.op('POST', '/api-keys', { label: 'One', scopes: ['orders.read'], location_ids: [m.locations[0]] }), 201, 'createApiKey').data;
+    expect(one.location_ids).toEqual([m.locations[0]]);
+  });
+
+  it('the operator document says location_ids, when given, lists at least one location', async () => {
+    const doc = untypedJson<{ paths: Record<string, Record<string, RequestBody>> }>(
+      await t.app.inject({ method: 'GET', url: '/api/platform/v1/openapi.json' }),
+      200,
+    );
+    const field = doc.paths['/api/platform/v1/merchants/{m}/api-keys'].post.requestBody.content['application/json'].schema.properties.location_ids;
+    expect(field.anyOf).toEqual([
+      { type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: 100, uniqueItems: true },
+      { type: 'null' },
+    ]);
+  });
+});
 
 describe.runIf(onPostgres())('API processes on one PostgreSQL', () => {
   const children: ChildProcess[] = [];

@@ -19,7 +19,12 @@ export type Endpoint = Static<typeof Endpoint>;
 
 const strict = { additionalProperties: false } as const;
 const EndpointFields = {
-  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description:
+      'An https URL of a public host, stored and echoed exactly as sent, so written as it is connected to: no whitespace, control characters or backslash; the host as the URL standard reads it (up to letter case and the punycode form of a Unicode name); no port 0; labels of at most 63 and a host of at most 253 characters.',
+  }),
   events: Type.Array(Literals(EVENT_TYPES), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true }),
   description: Nullable(Type.String({ maxLength: 500 })),
 };

@@ -6,7 +6,6 @@ import { invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import { checkLocationIds, storedLocationIds } from '../../http/location-restriction.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import { iso, isoOrNull } from '../../http/serialize.ts';
-import { endpointUrlRefusal } from '../../events/address-policy.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import {
   deleteEndpointRow,
@@ -24,6 +23,7 @@ import {
   type DeliveryRow,
   type EndpointRow,
 } from './queries.ts';
+import { savedUrlRefusal } from './endpoint-url.ts';
 import type { Delivery, Endpoint, EndpointBody, EndpointPatch } from './schemas.ts';
 
 const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
@@ -56,11 +56,11 @@ export function presentDelivery(d: DeliveryRow): Delivery {
 }
 
 /**
- * The rules a schema cannot hold: the URL's address policy (src/events/address-policy.ts) and
+ * The rules a schema cannot hold: the URL's address policy and written form (./endpoint-url.ts) and
  * locations of this merchant. Event types are an enum of every route schema.
  */
 async function checkEndpointInput(ctx: Ctx, input: EndpointPatch, allowPrivate: boolean) {
-  const refusal = input.url === undefined ? null : endpointUrlRefusal(input.url, allowPrivate);
+  const refusal = input.url === undefined ? null : savedUrlRefusal(input.url, allowPrivate);
   const errors: FieldError[] = refusal ? [{ path: '/url', ...refusal }] : [];
   if (errors.length) throw invalidFields(errors);
   await checkLocationIds(ctx.db, ctx, input.location_ids);

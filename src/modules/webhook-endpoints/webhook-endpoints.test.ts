@@ -5,9 +5,10 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../events/signer.ts';
 import { startWorker, type Worker } from '../../events/worker.ts';
-import { json, shutDown, portalJson, problem, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { json, shutDown, portalJson, problem, startMerchantApp, untypedJson, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../../test/receiver.ts';
 import { verify } from '../../../test/webhook-signature.ts';
+import { fingerprint } from '../../../test/fingerprint.ts';
 import { portalCall, portalEndpoint, portalUser, receivingEndpoint, syncConnectedVariant, type PortalSession } from '../../../test/fixtures.ts';
 
 let t: TestApp;
@@ -33,6 +34,8 @@ beforeAll(async () => {
 });
 afterEach(async () => receiver?.close());
 afterAll(() => shutDown(worker, t));
+
+type RequestBody = { requestBody: { content: Record<string, { schema: { properties: Record<string, { anyOf?: unknown[] }> } }> } };
 
 const endpoint = (events: string[], extra: Record<string, unknown> = {}) => receivingEndpoint(m, events, extra, (r) => (receiver = r));
 
@@ -76,6 +79,85 @@ describe('operations', () => {
     );
     const other = await t.merchant();
     expect(json(await other.op('GET', `/webhook-endpoints/${ep.id}`), 404, 'getWebhookEndpoint').code).toBe('not_found');
+  });
+});
+
+describe('location restriction', () => {
+  const TOO_FEW = [{ path: '/location_ids', message: 'must NOT have fewer than 1 items', code: 'too_few' }];
+
+  it('an empty location_ids is refused with 422 on create and PATCH, operator API and portal, and changes nothing', async () => {
+    const ep = json(
+      await m.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/op', events: ['order.created'], location_ids: [m.locations[0]] }),
+      201,
+      'createWebhookEndpoint',
+    ).data;
+    const portalEp = await portalEndpoint(t, s, { url: 'https://hooks.example.com/portal', events: ['order.created'] });
+    const create = { url: 'https://hooks.example.com/new', events: ['order.created'], location_ids: [] };
+    const before = await fingerprint(t.database.db);
+    const refused = [
+      await m.op('POST', '/webhook-endpoints', create),
+      await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { location_ids: [] }),
+      await call('POST', '/webhook-endpoints', create),
+      await call('PATCH', `/webhook-endpoints/${portalEp.id}`, { location_ids: [] }),
+    ];
+    for (const res of refused) {
+      expect(problem(res, 422).code).toBe('validation_failed');
+      expect(problem(res, 422).errors).toEqual(TOO_FEW);
+    }
+    expect(await fingerprint(t.database.db)).toEqual(before);
+    expect(json(await m.op('GET', `/webhook-endpoints/${ep.id}`), 200, 'getWebhookEndpoint').data.location_ids).toEqual([m.locations[0]]);
+    for (const id of [ep.id, portalEp.id]) portalJson(await call('DELETE', `/webhook-endpoints/${id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
+  });
+
+  it('null lifts a restriction and absent keeps it', async () => {
+    const ep = json(
+      await m.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/x', events: ['order.created'], location_ids: [m.locations[1]] }),
+      201,
+      'createWebhookEndpoint',
+    ).data;
+    const kept = json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { description: 'Kept' }), 200, 'updateWebhookEndpoint').data;
+    expect(kept.location_ids).toEqual([m.locations[1]]);
+    const lifted = json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { location_ids: null }), 200, 'updateWebhookEndpoint').data;
+    expect(lifted.location_ids).toBeNull();
+    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
+  });
+
+  it('the operator document says location_ids, when given, lists at least one location', async () => {
+    const doc = untypedJson<{ paths: Record<string, Record<string, RequestBody>> }>(
+      await t.app.inject({ method: 'GET', url: '/api/platform/v1/openapi.json' }),
+      200,
+    );
+    const bodies = [
+      doc.paths['/api/platform/v1/merchants/{m}/webhook-endpoints'].post,
+      doc.paths['/api/platform/v1/merchants/{m}/webhook-endpoints/{e}'].patch,
+    ].map((op) => op.requestBody.content['application/json'].schema.properties.location_ids.anyOf);
+    for (const anyOf of bodies)
+      expect(anyOf).toEqual([{ type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: 100, uniqueItems: true }, { type: 'null' }]);
+  });
+});
+
+describe('URLs where private addresses are allowed (development, tests)', () => {
+  it('a URL is still refused when its stored and connected forms differ or it cannot be delivered to', async () => {
+    const refused: [string, string][] = [
+      ['http://localhost\t:3000/', 'must not contain whitespace or control characters'],
+      ['http://loc%61lhost:3000/', 'must spell its host as it is read: "localhost"'],
+      ['http://127.0.0.1:0/', 'must not use port 0'],
+      ['http://localhost../', 'must not have an empty label in its host (two dots in a row, or more than one at the end)'],
+    ];
+    const ep = json(
+      await m.op('POST', '/webhook-endpoints', { url: 'http://localhost:3000/in', events: ['order.created'] }),
+      201,
+      'createWebhookEndpoint',
+    ).data;
+    for (const [url, message] of refused) {
+      for (const res of [
+        await m.op('POST', '/webhook-endpoints', { url, events: ['order.created'] }),
+        await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { url }),
+      ])
+        expect(problem(res, 422).errors, url).toEqual([{ path: '/url', message, code: 'invalid_format' }]);
+    }
+    expect(json(await m.op('GET', `/webhook-endpoints/${ep.id}`), 200, 'getWebhookEndpoint').data.url).toBe('http://localhost:3000/in');
+    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
   });
 });
 
