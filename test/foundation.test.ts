@@ -235,6 +235,13 @@ describe('lists and cursors', () => {
     const forged = `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}`;
     expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${forged}`), 400, 'malformed_request');
     expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor.slice(0, -2)}xx`), 400, 'malformed_request');
+    // However a cursor is bad, it is 400 (an empty, over-long or NUL-holding one was 422 by its schema).
+    for (const bad of ['', 'x'.repeat(1001), '%00']) {
+      expect([bad.slice(0, 5), expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${bad}`), 400, 'malformed_request').detail]).toEqual([
+        bad.slice(0, 5),
+        'The cursor is invalid, or was made for other filters.',
+      ]);
+    }
     // Anything appended is tampering too (a third segment used to be ignored).
     expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor}.x`), 400, 'malformed_request');
     expectProblem(await t.api(readKey, 'GET', `/tags?cursor=${cursor}.`), 400, 'malformed_request');

@@ -338,6 +338,11 @@ function fieldError(e: ErrorObject): FieldError {
 export function validationProblem(err: { validation?: ErrorObject[]; validationContext?: string }): AppError {
   if (err.validationContext === 'params') return new AppError('not_found', 'No such record.');
   const raw = err.validation ?? [];
+  // Contract §2: a bad cursor is 400, however it is bad (empty, over its 1,000 characters, a NUL),
+  // as a tampered one is (src/http/paging.ts).
+  if (err.validationContext === 'querystring' && raw.some((e) => e.instancePath === '/cursor')) {
+    return new AppError('malformed_request', 'The cursor is invalid, or was made for other filters.');
+  }
   // anyOf/oneOf/if report their branches separately; keep the specific messages when there are any.
   const specific = raw.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
   const truncated = raw.some((e) => e.keyword === 'errorLimit');
