@@ -10,6 +10,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { AppError, invalidFields } from './errors.ts';
+import { escapePointer } from './validation.ts';
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
@@ -49,8 +50,6 @@ export function registerJsonBody(app: FastifyInstance) {
   });
 }
 
-const pointer = (key: string) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-
 /** Where text that is valid JSON holds a key the parser refuses; null for text that is not JSON. */
 function forbiddenKeyIn(text: string): string | null {
   try {
@@ -68,7 +67,7 @@ function forbiddenKey(value: unknown, path: string): string | null {
   const ctor = Object.hasOwn(node, 'constructor') ? node.constructor : undefined;
   if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return `${path}/constructor`;
   for (const key of Object.keys(node)) {
-    const found = forbiddenKey(node[key], path + pointer(key));
+    const found = forbiddenKey(node[key], `${path}/${escapePointer(key)}`);
     if (found !== null) return found;
   }
   return null;

@@ -62,7 +62,7 @@ function bindingOf(route: string, query: Record<string, unknown>): string {
   return hash('sha256', route + canonicalJson(filters), 'base64url').slice(0, 16);
 }
 
-const badCursor = () => new AppError('malformed_request', 'The cursor is invalid, or was made for other filters.');
+export const badCursor = () => new AppError('malformed_request', 'The cursor is invalid, or was made for other filters.');
 
 export function pageRequest(secret: string, route: string, query: { limit?: number; cursor?: string } & Record<string, unknown>): PageRequest {
   const binding = bindingOf(route, query);

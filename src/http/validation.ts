@@ -16,6 +16,7 @@
 import { Ajv, type ErrorObject, type FuncKeywordDefinition, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AppError, type FieldError, type FieldErrorCode } from './errors.ts';
+import { badCursor } from './paging.ts';
 
 // Ajv's types for a compiled keyword's function and the context it is called with (not exported by name).
 type DataValidateFunction = ReturnType<NonNullable<FuncKeywordDefinition['compile']>>;
@@ -50,7 +51,8 @@ const isLeapYear = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 
 export const isStorableText = (s: string) => !s.includes('\u0000') && s.isWellFormed();
 
 const TEXT_MESSAGE = 'must not contain NUL (U+0000) or unpaired UTF-16 surrogates';
-const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+/** A key as one step of a JSON pointer (RFC 6901: `~` and `/` escaped). */
+export const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 /** Text made storable: NUL and unpaired surrogates become U+FFFD (for text we write, never for input). */
 export const makeStorable = (s: string) => s.replace(/\u0000/g, '\ufffd').toWellFormed();
 /** A pointer is answered (and, for idempotent writes, stored): a key it quotes must be storable too. */
@@ -341,7 +343,7 @@ export function validationProblem(err: { validation?: ErrorObject[]; validationC
   // Contract §2: a bad cursor is 400, however it is bad (empty, over its 1,000 characters, a NUL),
   // as a tampered one is (src/http/paging.ts).
   if (err.validationContext === 'querystring' && raw.some((e) => e.instancePath === '/cursor')) {
-    return new AppError('malformed_request', 'The cursor is invalid, or was made for other filters.');
+    return badCursor();
   }
   // anyOf/oneOf/if report their branches separately; keep the specific messages when there are any.
   const specific = raw.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');

@@ -4,6 +4,7 @@ import { decodePosition, eventEnvelope, type EventEnvelope } from '../../events/
 import { canSeeLocation } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, invalid, notFound } from '../../http/errors.ts';
+import { badCursor } from '../../http/paging.ts';
 import { positionState, selectEvent, selectFeedPage } from './queries.ts';
 
 /** The read scope an event type needs: the one that reads its resource. */
@@ -71,7 +72,7 @@ export async function listEvents(ctx: FeedCtx, query: FeedQuery): Promise<{ item
       );
     }
     if (state === 'unknown') {
-      if (query.fromCursor) throw new AppError('malformed_request', 'The cursor is invalid, or was made for other filters.');
+      if (query.fromCursor) throw badCursor();
       throw invalid('/after', 'no event of this merchant has this position', 'unknown_id');
     }
   }
