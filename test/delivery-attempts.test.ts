@@ -87,3 +87,40 @@ describe('delivery attempts', () => {
     }
   });
 });
+
+describe("the operator's lists of endpoints and attempts are list envelopes (contract §1)", () => {
+  it('endpoints page by limit and cursor in (updated_at, id) order; a changed endpoint moves to the end', async () => {
+    const first = json(await one.m.op('GET', '/webhook-endpoints?limit=1'), 200, 'listWebhookEndpoints');
+    expect(first.data.map((e) => e.id)).toEqual([one.a.id]);
+    expect(first.meta).toEqual({ limit: 1, next_cursor: expect.any(String) });
+    const cursor = first.meta.next_cursor!;
+    const second = json(await one.m.op('GET', `/webhook-endpoints?limit=1&cursor=${encodeURIComponent(cursor)}`), 200, 'listWebhookEndpoints');
+    expect(second.data.map((e) => e.id)).toEqual([one.b.id]);
+    expect(second.meta).toEqual({ limit: 1, next_cursor: null });
+    expect(json(await one.m.op('GET', '/webhook-endpoints'), 200, 'listWebhookEndpoints').meta).toEqual({ limit: 50, next_cursor: null });
+    // The cursor is bound to its merchant (a path parameter), and tampering is seen.
+    expect(problem(await two.m.op('GET', `/webhook-endpoints?cursor=${encodeURIComponent(cursor)}`), 400).code).toBe('malformed_request');
+    expect(problem(await one.m.op('GET', `/webhook-endpoints?cursor=x${encodeURIComponent(cursor)}`), 400).code).toBe('malformed_request');
+    expect(problem(await one.m.op('GET', '/webhook-endpoints?limit=251'), 422).errors).toEqual([{ path: '/limit', code: 'out_of_range', message: expect.any(String) }]);
+    expect(problem(await one.m.op('GET', '/webhook-endpoints?status=enabled'), 422).errors).toEqual([
+      { path: '/status', code: 'unknown_field', message: expect.any(String) },
+    ]);
+
+    json(await one.m.op('PATCH', `/webhook-endpoints/${one.a.id}`, { description: 'moved' }), 200, 'updateWebhookEndpoint');
+    const all = json(await one.m.op('GET', '/webhook-endpoints'), 200, 'listWebhookEndpoints').data;
+    expect(all.map((e) => [e.id, e.description])).toEqual([
+      [one.b.id, null],
+      [one.a.id, 'moved'],
+    ]);
+  });
+
+  it('attempts page by limit and cursor, bound to their delivery', async () => {
+    const page = json(await opAttempts(one.m, one.a.id, one.delivery.id), 200, 'listWebhookAttempts');
+    expect(page.meta).toEqual({ limit: 50, next_cursor: null });
+    const limited = json(await one.m.op('GET', `/webhook-endpoints/${one.a.id}/deliveries/${one.delivery.id}/attempts?limit=1`), 200, 'listWebhookAttempts');
+    expect(limited.data.map((a) => a.attempt)).toEqual([1]);
+    expect(limited.meta).toEqual({ limit: 1, next_cursor: null });
+    const bogus = `/webhook-endpoints/${one.a.id}/deliveries/${one.delivery.id}/attempts?cursor=abc.def`;
+    expect(problem(await one.m.op('GET', bogus), 400).code).toBe('malformed_request');
+  });
+});

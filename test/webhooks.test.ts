@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { retryDue, startWorker, type Worker } from '../src/events/worker.ts';
 import { sql } from 'kysely';
 import { createTransport } from '../src/events/transport.ts';
-import { json, shutDown, startMerchantApp, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, problem, shutDown, startMerchantApp, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
 import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 import { verify } from './webhook-signature.ts';
 import { receivingEndpoint } from './fixtures.ts';
@@ -105,6 +105,16 @@ describe('delivery', () => {
       [2, 503, 'answer 503'],
       [3, 200, 'answer 200'],
     ]);
+    // The same attempts in pages of two (a list envelope, contract §1); the cursor is bound to this delivery.
+    const attemptsUrl = `/webhook-endpoints/${ep.id}/deliveries/${d.id}/attempts`;
+    const first = json(await m.op('GET', `${attemptsUrl}?limit=2`), 200, 'listWebhookAttempts');
+    expect(first.data.map((a) => a.attempt)).toEqual([1, 2]);
+    expect(first.meta).toEqual({ limit: 2, next_cursor: expect.any(String) });
+    const next = json(await m.op('GET', `${attemptsUrl}?limit=2&cursor=${encodeURIComponent(first.meta.next_cursor!)}`), 200, 'listWebhookAttempts');
+    expect(next.data.map((a) => a.attempt)).toEqual([3]);
+    expect(next.meta).toEqual({ limit: 2, next_cursor: null });
+    const deliveries = `/webhook-endpoints/${ep.id}/deliveries?cursor=${encodeURIComponent(first.meta.next_cursor!)}`;
+    expect(problem(await m.op('GET', deliveries), 400).code).toBe('malformed_request');
   });
 
   it("a receiver's answer holding NUL, a pair cut at the excerpt's end or a character split between chunks is logged, and the delivery settles", async () => {

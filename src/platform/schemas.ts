@@ -34,10 +34,6 @@ export const NewEndpointSchema = component(
   'NewWebhookEndpoint',
   Type.Object({ ...Endpoint.properties, signing_secret: Type.String({ description: 'Verifies the signatures.' }) }),
 );
-export const EndpointListSchema = component(
-  'WebhookEndpointArray',
-  Type.Object({ data: Type.Array(EndpointSchema), request_id: RequestId }, { description: "The merchant's webhook endpoints, newest first." }),
-);
 export const DeliverySchema = component('WebhookDelivery', Delivery);
 export const AttemptSchema = component(
   'WebhookAttempt',
@@ -59,4 +55,3 @@ export const SyncResultSchema = component(
   'SyncResult',
   Type.Object({ products: SyncOutcome, collections: SyncOutcome, social_videos: SyncOutcome, media_assets: SyncOutcome }),
 );
-export const AttemptListSchema = (description: string) => Type.Object({ data: Type.Array(AttemptSchema), request_id: RequestId }, { description });

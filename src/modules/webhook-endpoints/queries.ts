@@ -27,6 +27,11 @@ export function selectEndpoints(db: Database, scope: Scope) {
     .execute();
 }
 
+/** A page in list order, (updated_at, id) ascending, as every list of the integration API (the operator API's list). */
+export function selectEndpointPage(db: Database, scope: Scope, page: PageRequest) {
+  return readPage(db.selectFrom('webhook_endpoints').select(COLUMNS).where(ofMerchant('webhook_endpoints', scope)), 'webhook_endpoints', page);
+}
+
 export function selectEndpoint(db: Database, scope: Scope, id: string) {
   return db.selectFrom('webhook_endpoints').select(COLUMNS).where(ofMerchant('webhook_endpoints', scope)).where('id', '=', id).executeTakeFirst();
 }
@@ -83,8 +88,7 @@ export function selectDelivery(db: Database, scope: Scope, endpointId: string, d
   return deliveries(db, scope, endpointId).where('d.id', '=', deliveryId).executeTakeFirst();
 }
 
-/** Oldest first. */
-export function selectAttempts(db: Database, scope: Scope, endpointId: string, deliveryId: string) {
+function attempts(db: Database, scope: Scope, endpointId: string, deliveryId: string) {
   return db
     .selectFrom('webhook_attempts as a')
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
@@ -92,8 +96,17 @@ export function selectAttempts(db: Database, scope: Scope, endpointId: string, d
     .where(ofMerchant('d', scope))
     .where('d.endpoint_id', '=', endpointId)
     .where('d.id', '=', deliveryId)
-    .orderBy('a.attempt')
-    .execute();
+    .orderBy('a.attempt');
+}
+
+/** Oldest first. */
+export function selectAttempts(db: Database, scope: Scope, endpointId: string, deliveryId: string) {
+  return attempts(db, scope, endpointId, deliveryId).execute();
+}
+
+/** Up to `rows` attempts after attempt number `after` (0: from the first), oldest first. */
+export function selectAttemptsAfter(db: Database, scope: Scope, endpointId: string, deliveryId: string, after: number, rows: number) {
+  return attempts(db, scope, endpointId, deliveryId).where('a.attempt', '>', after).limit(rows).execute();
 }
 
 export async function insertDelivery(db: Database, scope: Scope, delivery: { endpoint_id: string; event_id: string; resent_from: string | null }) {

@@ -14,9 +14,11 @@ import {
   insertEndpoint,
   rotateSecret,
   selectAttempts,
+  selectAttemptsAfter,
   selectDelivery,
   selectDeliveryPage,
   selectEndpoint,
+  selectEndpointPage,
   selectEndpoints,
   selectSigningSecret,
   updateEndpointRow,
@@ -89,6 +91,12 @@ export async function listEndpoints(ctx: Ctx): Promise<Endpoint[]> {
   return (await selectEndpoints(ctx.db, ctx)).map(presentEndpoint);
 }
 
+/** A page of the merchant's endpoints in list order, (updated_at, id) ascending (the operator API). */
+export async function listEndpointPage(ctx: Ctx, page: PageRequest) {
+  const { items, meta } = await selectEndpointPage(ctx.db, ctx, page);
+  return { items: items.map(presentEndpoint), meta };
+}
+
 export async function getEndpoint(ctx: Ctx, id: string): Promise<Endpoint> {
   return presentEndpoint(await endpointRow(ctx, id));
 }
@@ -138,6 +146,16 @@ export async function listAttempts(ctx: Ctx, endpointId: string, deliveryId: str
   await oneDelivery(ctx, endpointId, deliveryId);
   const rows = await selectAttempts(ctx.db, ctx, endpointId, deliveryId);
   return rows.map((a) => ({ ...a, created_at: iso(a.created_at) }));
+}
+
+/**
+ * Up to `limit` attempts after attempt number `after` (0: from the first), oldest first, and whether
+ * more follow. A delivery of another endpoint or merchant, or none at all, is 404.
+ */
+export async function listAttemptPage(ctx: Ctx, endpointId: string, deliveryId: string, after: number, limit: number) {
+  await oneDelivery(ctx, endpointId, deliveryId);
+  const rows = await selectAttemptsAfter(ctx.db, ctx, endpointId, deliveryId, after, limit + 1);
+  return { items: rows.slice(0, limit).map((a) => ({ ...a, created_at: iso(a.created_at) })), more: rows.length > limit };
 }
 
 /** A new delivery of the same event (same event id: receivers de-duplicate by it). */
