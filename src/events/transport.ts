@@ -35,12 +35,14 @@ export function responseExcerpt(body: Buffer): string {
 
 export function createTransport(options: { timeoutMs: number; allowPrivate: boolean; connections?: number }) {
   // The address a name resolves to is checked before connecting (so no TLS handshake ever reaches a
-  // private host), and the socket's peer address is checked again after.
+  // private host), and the socket's peer address is checked again after. The error the attempt log
+  // shows the merchant names the host, never the private address it resolved to: that would map the
+  // service's internal network (a name's internal address is not the merchant's to learn).
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
     dns.lookup(hostname, { ...lookupOptions, all: true }, (err, list) => {
       if (err) return callback(err, []);
       const denied = options.allowPrivate ? undefined : list.find((a) => !isPublicAddress(a.address));
-      if (denied) return callback(new Error(`refused: ${hostname} resolves to private address ${denied.address}`), []);
+      if (denied) return callback(new Error(`refused: ${hostname} resolves to a private address`), []);
       if (lookupOptions.all) return callback(null, list);
       callback(null, list[0].address, list[0].family);
     });
@@ -56,7 +58,7 @@ export function createTransport(options: { timeoutMs: number; allowPrivate: bool
       const address = socket.remoteAddress ?? '';
       if (!options.allowPrivate && !isPublicAddress(address)) {
         socket.destroy();
-        return callback(new Error(`refused: ${opts.hostname} connected to private address ${address}`), null);
+        return callback(new Error(`refused: ${opts.hostname} connected to a private address`), null);
       }
       callback(null, socket);
     });
