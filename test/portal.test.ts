@@ -338,6 +338,54 @@ describe('keys and endpoints', () => {
   });
 });
 
+describe('limits on what the portal sends', () => {
+  async function merchantWithUser(email: string) {
+    const merchant = await t.merchant();
+    json(await merchant.op('POST', '/users', { email, password: 'correct horse battery' }), 201, 'createPortalUser');
+    return { merchant, s: await signIn(email, 'correct horse battery', '10.0.3.1') };
+  }
+  const endpointBody = { url: 'https://hooks.example.com/many', events: ['order.created'] };
+
+  it('a merchant has at most 20 endpoints when it makes one in the portal, even when creates race; the operator API is not limited', async () => {
+    const { merchant, s } = await merchantWithUser('many@acme.test');
+    for (let i = 0; i < 18; i++) json(await merchant.op('POST', '/webhook-endpoints', endpointBody), 201, 'createWebhookEndpoint');
+    const racing = await Promise.all(Array.from({ length: 5 }, () => call(s, 'POST', '/webhook-endpoints', endpointBody)));
+    expect(racing.map((r) => r.statusCode).sort()).toEqual([201, 201, 422, 422, 422]);
+    for (const r of racing.filter((r) => r.statusCode === 422)) {
+      expect(problem(r, 422).errors).toEqual([{ path: '', code: 'too_many', message: expect.stringMatching(/^a merchant has at most 20 webhook endpoints/) }]);
+    }
+    const listed = portalJson(await call(s, 'GET', '/webhook-endpoints'), 200, 'GET /portal/api/webhook-endpoints').data;
+    expect(listed).toHaveLength(20);
+    // The operator (the platform's own tool) may still add one; deleting one in the portal makes room again.
+    json(await merchant.op('POST', '/webhook-endpoints', endpointBody), 201, 'createWebhookEndpoint');
+    expect(problem(await call(s, 'POST', '/webhook-endpoints', endpointBody), 422).errors?.[0].code).toBe('too_many');
+    for (const e of listed.slice(0, 2)) portalJson(await call(s, 'DELETE', `/webhook-endpoints/${e.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
+    portalJson(await call(s, 'POST', '/webhook-endpoints', endpointBody), 201, 'POST /portal/api/webhook-endpoints');
+  });
+
+  it('test events and resends: 10 per endpoint per minute, then 429 with Retry-After; another endpoint keeps its own count', async () => {
+    const { s } = await merchantWithUser('pings@acme.test');
+    const [a, b] = [0, 1].map(() => call(s, 'POST', '/webhook-endpoints', endpointBody));
+    const one = portalJson(await a, 201, 'POST /portal/api/webhook-endpoints').data;
+    const two = portalJson(await b, 201, 'POST /portal/api/webhook-endpoints').data;
+    const ping = portalJson(await call(s, 'POST', `/webhook-endpoints/${one.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test').data;
+    for (let i = 0; i < 4; i++) portalJson(await call(s, 'POST', `/webhook-endpoints/${one.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test');
+    for (let i = 0; i < 5; i++) {
+      const resend = await call(s, 'POST', `/webhook-endpoints/${one.id}/deliveries/${ping.id}/resend`);
+      portalJson(resend, 200, 'POST /portal/api/webhook-endpoints/:id/deliveries/:d/resend');
+    }
+    for (const url of [`/webhook-endpoints/${one.id}/test`, `/webhook-endpoints/${one.id}/deliveries/${ping.id}/resend`]) {
+      const refused = await call(s, 'POST', url);
+      expect(problem(refused, 429)).toMatchObject({ code: 'rate_limited', detail: 'At most 10 test events and resends per endpoint per minute. Try again later.' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    }
+    const log = portalJson(await call(s, 'GET', `/webhook-endpoints/${one.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
+    expect(log).toHaveLength(10);
+    portalJson(await call(s, 'POST', `/webhook-endpoints/${two.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test');
+  });
+});
+
 describe('pages', () => {
   it('/ redirects to /portal, which serves the sign-in app', async () => {
     const root = await t.app.inject({ method: 'GET', url: '/' });

@@ -18,6 +18,7 @@ import { ApiKeyBody } from '../modules/api-keys/schemas.ts';
 import { Attempt, EndpointBody, EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
 import {
   createEndpoint,
+  PORTAL_MAX_ENDPOINTS,
   deleteEndpoint,
   getEndpoint,
   listAttempts,
@@ -28,7 +29,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../modules/webhook-endpoints/service.ts';
-import { signInThrottle } from './throttle.ts';
+import { sendThrottle, signInThrottle } from './throttle.ts';
 import { consoleRoutes } from './console.ts';
 import {
   ApiKey,
@@ -76,6 +77,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = portalCtx;
   const allowPrivate = app.config.webhookAllowPrivateUrls;
   const throttle = signInThrottle(app.counters);
+  const sends = sendThrottle(app.counters);
   const sessionBody = (s: Session) => ({
     user: { id: s.userId, email: s.email },
     merchant: { id: s.merchantId, name: s.merchantName },
@@ -141,7 +143,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
   });
   app.post('/webhook-endpoints', { schema: { ...hidden, body: EndpointBody, response: { 201: Envelope(NewEndpoint) } } }, async (req, reply) => {
     reply.code(201);
-    return { data: await createEndpoint(ctx(req), req.body, allowPrivate), request_id: req.id };
+    return { data: await createEndpoint(ctx(req), req.body, allowPrivate, PORTAL_MAX_ENDPOINTS), request_id: req.id };
   });
   app.get('/webhook-endpoints/:id', { schema: { ...hidden, params: Id, response: ok(EndpointWithHealth) } }, async (req) => {
     const [endpoint, health] = await Promise.all([getEndpoint(ctx(req), req.params.id), endpointHealth(ctx(req))]);
@@ -184,10 +186,12 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => ({ data: await listAttempts(ctx(req), req.params.id, req.params.d), request_id: req.id }),
   );
   app.post('/webhook-endpoints/:id/deliveries/:d/resend', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => {
+    await sends.take(req.session!.merchantId, req.params.id);
     const copy = await resendDelivery(ctx(req), req.params.id, req.params.d);
     return { data: await deliveryDetail(ctx(req), req.params.id, copy.id), request_id: req.id };
   });
   app.post('/webhook-endpoints/:id/test', { schema: { ...hidden, params: Id, response: ok(DeliveryDetail) } }, async (req) => {
+    await sends.take(req.session!.merchantId, req.params.id);
     const ping = await sendTestEvent(ctx(req), req.params.id);
     return { data: await deliveryDetail(ctx(req), req.params.id, ping.id), request_id: req.id };
   });

@@ -69,3 +69,24 @@ export function signInThrottle(store: CounterStore, limits = SIGN_IN_LIMITS) {
 }
 
 export type SignInThrottle = ReturnType<typeof signInThrottle>;
+
+/**
+ * Test events and resends an endpoint may be sent from the portal, per fixed minute. Each one is a
+ * post to a URL the merchant chose (retried for days when it fails), so a held-down button or a
+ * script must not turn the service into a flood of someone's server.
+ */
+export const SEND_LIMITS = { perEndpoint: 10, windowMs: 60_000 };
+
+export function sendThrottle(store: CounterStore, limits = SEND_LIMITS) {
+  return {
+    /** Counts a test event or resend to this endpoint; throws 429 when the minute's count is over. */
+    async take(merchantId: string, endpointId: string): Promise<void> {
+      const count = await store.hit(`portal:sends:${merchantId}:${endpointId}`, limits.windowMs);
+      if (count.count <= limits.perEndpoint) return;
+      rateLimited.inc({ limiter: 'portal_sends' });
+      throw new AppError('rate_limited', `At most ${limits.perEndpoint} test events and resends per endpoint per minute. Try again later.`, undefined, {
+        'Retry-After': String(Math.max(1, Math.ceil(count.resetInMs / 1000))),
+      });
+    },
+  };
+}

@@ -16,6 +16,20 @@ export function insertEndpoint(
   return db.insertInto('webhook_endpoints').values(merchantRow(scope, endpoint)).returning(COLUMNS).executeTakeFirstOrThrow();
 }
 
+/**
+ * How many endpoints the merchant has, once no other transaction of this merchant can add one: the
+ * count holds until this transaction ends (an advisory lock on the merchant, taken here).
+ */
+export async function countEndpointsLocked(trx: Database, scope: Scope): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`webhook_endpoints:${scope.merchantId}`}, 0))`.execute(trx);
+  const row = await trx
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where(ofMerchant('webhook_endpoints', scope))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Newest first. */
 export function selectEndpoints(db: Database, scope: Scope) {
   return db

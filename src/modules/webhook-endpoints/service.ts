@@ -8,6 +8,7 @@ import type { PageRequest } from '../../http/paging.ts';
 import { iso, isoOrNull } from '../../http/serialize.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import {
+  countEndpointsLocked,
   deleteEndpointRow,
   deliveryOfEvent,
   insertDelivery,
@@ -74,16 +75,33 @@ async function endpointRow(ctx: Ctx, id: string) {
   return row;
 }
 
-export async function createEndpoint(ctx: Ctx, input: EndpointBody, allowPrivate: boolean) {
+/**
+ * The most endpoints a merchant may have when it makes one in the portal. Each endpoint is a URL the
+ * service posts to; the operator API, the platform's own tool, is not limited (contract §8).
+ */
+export const PORTAL_MAX_ENDPOINTS = 20;
+
+/** `maxEndpoints`: refuse (422 `too_many`) when the merchant already has that many. */
+export async function createEndpoint(ctx: Ctx, input: EndpointBody, allowPrivate: boolean, maxEndpoints?: number) {
   await checkEndpointInput(ctx, input, allowPrivate);
   const signing_secret = newSigningSecret();
-  const row = await insertEndpoint(ctx.db, ctx, {
+  const values = {
     url: input.url,
     description: input.description ?? null,
     events: [...new Set(input.events)],
     location_ids: storedLocationIds(input.location_ids),
     signing_secret,
-  });
+  };
+  const row =
+    maxEndpoints === undefined
+      ? await insertEndpoint(ctx.db, ctx, values)
+      : await inTransaction(ctx.db, async (trx) => {
+          if ((await countEndpointsLocked(trx, ctx)) >= maxEndpoints) {
+            const message = `a merchant has at most ${maxEndpoints} webhook endpoints: delete one it no longer uses, or subscribe an existing one to more events`;
+            throw invalidFields([{ path: '', message, code: 'too_many' }]);
+          }
+          return insertEndpoint(trx, ctx, values);
+        });
   return { ...presentEndpoint(row), signing_secret };
 }
 
