@@ -352,6 +352,7 @@ describe('limits on what the portal sends', () => {
     const racing = await Promise.all(Array.from({ length: 5 }, () => call(s, 'POST', '/webhook-endpoints', endpointBody)));
     expect(racing.map((r) => r.statusCode).sort()).toEqual([201, 201, 422, 422, 422]);
     for (const r of racing.filter((r) => r.statusCode === 422)) {
+      expect(problem(r, 422).detail).toBe('A merchant has at most 20 webhook endpoints: delete one it no longer uses, or subscribe an existing one to more events.');
       expect(problem(r, 422).errors).toEqual([{ path: '', code: 'too_many', message: expect.stringMatching(/^a merchant has at most 20 webhook endpoints/) }]);
     }
     const listed = portalJson(await call(s, 'GET', '/webhook-endpoints'), 200, 'GET /portal/api/webhook-endpoints').data;

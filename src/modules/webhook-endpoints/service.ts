@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { inTransaction } from '../../db/database.ts';
 import type { Ctx } from '../../http/context.ts';
-import { invalidFields, notFound, type FieldError } from '../../http/errors.ts';
+import { AppError, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import { checkLocationIds, storedLocationIds } from '../../http/location-restriction.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import { iso, isoOrNull } from '../../http/serialize.ts';
@@ -97,8 +97,9 @@ export async function createEndpoint(ctx: Ctx, input: EndpointBody, allowPrivate
       ? await insertEndpoint(ctx.db, ctx, values)
       : await inTransaction(ctx.db, async (trx) => {
           if ((await countEndpointsLocked(trx, ctx)) >= maxEndpoints) {
-            const message = `a merchant has at most ${maxEndpoints} webhook endpoints: delete one it no longer uses, or subscribe an existing one to more events`;
-            throw invalidFields([{ path: '', message, code: 'too_many' }]);
+            const rule = `at most ${maxEndpoints} webhook endpoints: delete one it no longer uses, or subscribe an existing one to more events`;
+            // The rule is about the merchant, not a field: errors[] points at the whole body.
+            throw new AppError('validation_failed', `A merchant has ${rule}.`, [{ path: '', message: `a merchant has ${rule}`, code: 'too_many' }]);
           }
           return insertEndpoint(trx, ctx, values);
         });
