@@ -121,7 +121,7 @@ export function found<T>(value: T | null | undefined, what: string): T {
 }
 
 export function invalid(path: string, message: string, code: FieldErrorCode = 'invalid'): AppError {
-  return new AppError('validation_failed', `${path.slice(1) || 'body'}: ${message}`, [{ path, message, code }]);
+  return new AppError('validation_failed', `${path || 'body'}: ${message}`, [{ path, message, code }]);
 }
 
 export function invalidFields(errors: FieldError[]): AppError {

@@ -150,9 +150,10 @@ describe('GET /events', () => {
     expect(json(await t.api(all, 'GET', `/events?cursor=${encodeURIComponent(cursor.slice(0, -2) + 'xx')}`), 400, 'listEvents').code).toBe('malformed_request');
     // A well-formed position that is no event of this merchant, with kept events before it, is 422.
     const beyond = 'ffff' + feed[3].position.slice(4);
-    expect(json(await t.api(all, 'GET', `/events?after=${beyond}`), 422, 'listEvents').errors).toEqual([
-      { path: '/after', message: 'no event of this merchant has this position', code: 'unknown_id' },
-    ]);
+    const unknownPosition = json(await t.api(all, 'GET', `/events?after=${beyond}`), 422, 'listEvents');
+    expect(unknownPosition.errors).toEqual([{ path: '/after', message: 'no event of this merchant has this position', code: 'unknown_id' }]);
+    // The detail names the field by its pointer, as every validation detail does.
+    expect(unknownPosition.detail).toBe('/after: no event of this merchant has this position');
     // Halves beyond PostgreSQL's bigint (the sequence's type) are no position either: 422, not a failed cast's 500.
     for (const after of ['00000000000000008000000000000000', 'ffffffffffffffffffffffffffffffff']) {
       expect(json(await t.api(all, 'GET', `/events?after=${after}`), 422, 'listEvents').errors).toEqual([

@@ -179,6 +179,7 @@ describe('POST /inventory/adjustments', () => {
       403,
     );
     expect(res.code).toBe('location_forbidden');
+    expect(res.detail).toBe('/adjustments/1/fulfillment_location_id: this API key is restricted to other fulfillment locations.');
     expect(res.errors).toEqual([
       { path: '/adjustments/1/fulfillment_location_id', message: 'is outside the locations of this API key', code: 'location_forbidden' },
     ]);

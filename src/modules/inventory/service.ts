@@ -16,7 +16,7 @@ import type { Adjustment, InventoryFilters, InventoryRow } from './schemas.ts';
 export const MAX_ON_HAND = 1_000_000_000;
 
 const locationForbidden = (path: string) =>
-  new AppError('location_forbidden', `${path.slice(1)}: this API key is restricted to other fulfillment locations.`, [
+  new AppError('location_forbidden', `${path}: this API key is restricted to other fulfillment locations.`, [
     { path, message: 'is outside the locations of this API key', code: 'location_forbidden' },
   ]);
 
