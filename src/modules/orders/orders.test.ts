@@ -283,6 +283,15 @@ describe('GET /orders', () => {
     expect(updated.map((o: { id: string }) => o.id)).toEqual(
       all.filter((o: { updated_at: string }) => o.updated_at > all[5].updated_at).map((o: { id: string }) => o.id),
     );
+    // More fractional digits than the stored milliseconds are cut, which keeps `>` exact:
+    // 0.1 ms before a record's time lets it in, 0.9 ms after keeps it out (rounding would do neither).
+    const edge = all[5].updated_at as string; // …ss.mmmZ
+    const before = new Date(Date.parse(edge) - 1).toISOString().replace('Z', '9Z');
+    const after = edge.replace('Z', '9Z');
+    const withBefore = json(await t.api(k, 'GET', `/orders?updated_after=${before}`), 200, 'listOrders').data.map((o: { id: string }) => o.id);
+    const withAfter = json(await t.api(k, 'GET', `/orders?updated_after=${after}`), 200, 'listOrders').data.map((o: { id: string }) => o.id);
+    expect(withBefore).toContain(all[5].id);
+    expect(withAfter).not.toContain(all[5].id);
     const bad = json(await t.api(k, 'GET', '/orders?status=bogus'), 422, 'listOrders');
     expect(bad.errors?.[0].path).toBe('/status');
     expect(json(await t.api(k, 'GET', '/orders?created_after=yesterday'), 422, 'listOrders').errors?.[0].path).toBe('/created_after');
