@@ -101,7 +101,9 @@ describe("the operator's lists of endpoints and attempts are list envelopes (con
     // The cursor is bound to its merchant (a path parameter), and tampering is seen.
     expect(problem(await two.m.op('GET', `/webhook-endpoints?cursor=${encodeURIComponent(cursor)}`), 400).code).toBe('malformed_request');
     expect(problem(await one.m.op('GET', `/webhook-endpoints?cursor=x${encodeURIComponent(cursor)}`), 400).code).toBe('malformed_request');
-    expect(problem(await one.m.op('GET', '/webhook-endpoints?limit=251'), 422).errors).toEqual([{ path: '/limit', code: 'out_of_range', message: expect.any(String) }]);
+    expect(problem(await one.m.op('GET', '/webhook-endpoints?limit=251'), 422).errors).toEqual([
+      { path: '/limit', code: 'out_of_range', message: expect.any(String) },
+    ]);
     expect(problem(await one.m.op('GET', '/webhook-endpoints?status=enabled'), 422).errors).toEqual([
       { path: '/status', code: 'unknown_field', message: expect.any(String) },
     ]);

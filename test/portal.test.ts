@@ -352,7 +352,9 @@ describe('limits on what the portal sends', () => {
     const racing = await Promise.all(Array.from({ length: 5 }, () => call(s, 'POST', '/webhook-endpoints', endpointBody)));
     expect(racing.map((r) => r.statusCode).sort()).toEqual([201, 201, 422, 422, 422]);
     for (const r of racing.filter((r) => r.statusCode === 422)) {
-      expect(problem(r, 422).detail).toBe('A merchant has at most 20 webhook endpoints: delete one it no longer uses, or subscribe an existing one to more events.');
+      expect(problem(r, 422).detail).toBe(
+        'A merchant has at most 20 webhook endpoints: delete one it no longer uses, or subscribe an existing one to more events.',
+      );
       expect(problem(r, 422).errors).toEqual([{ path: '', code: 'too_many', message: expect.stringMatching(/^a merchant has at most 20 webhook endpoints/) }]);
     }
     const listed = portalJson(await call(s, 'GET', '/webhook-endpoints'), 200, 'GET /portal/api/webhook-endpoints').data;
@@ -377,7 +379,10 @@ describe('limits on what the portal sends', () => {
     }
     for (const url of [`/webhook-endpoints/${one.id}/test`, `/webhook-endpoints/${one.id}/deliveries/${ping.id}/resend`]) {
       const refused = await call(s, 'POST', url);
-      expect(problem(refused, 429)).toMatchObject({ code: 'rate_limited', detail: 'At most 10 test events and resends per endpoint per minute. Try again later.' });
+      expect(problem(refused, 429)).toMatchObject({
+        code: 'rate_limited',
+        detail: 'At most 10 test events and resends per endpoint per minute. Try again later.',
+      });
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
     }

@@ -1,7 +1,7 @@
 // Response schemas and error sets of the operator API (its own OpenAPI document).
 import { Type } from 'typebox';
 import type { ErrorCode } from '../http/errors.ts';
-import { Nullable, RequestId, Timestamp, Uuid, WITH_BODY, component } from '../http/schemas.ts';
+import { Nullable, Timestamp, Uuid, WITH_BODY, component } from '../http/schemas.ts';
 import { Delivery, Endpoint } from '../modules/webhook-endpoints/schemas.ts';
 import { ApiKey } from '../modules/api-keys/schemas.ts';
 
