@@ -55,7 +55,11 @@ describe('authentication', () => {
   });
 
   it('a revoked key answers 401 at once, and the record shows revoked_at', async () => {
-    const res = json(await m.op('POST', '/api-keys', { label: 'to revoke', scopes: ['products.read'] }), 201, 'createApiKey');
+    const created = await m.op('POST', '/api-keys', { label: 'to revoke', scopes: ['products.read'] });
+    const res = json(created, 201, 'createApiKey');
+    // The create points at the record's GET (contract §1), in the operator API too.
+    expect(created.headers.location).toBe(`/api/platform/v1/merchants/${m.id}/api-keys/${res.data.id}`);
+    expect(json(await t.app.inject({ method: 'GET', url: String(created.headers.location), headers: { authorization: `Bearer ${t.config.platformAdminToken}` } }), 200, 'getApiKey').data.id).toBe(res.data.id);
     expect(res.data.secret).toMatch(/^mia_sk_[A-Za-z0-9_-]{43}$/);
     expect(res.data.prefix).toBe(res.data.secret.slice(0, 13));
     expect(res.data.location_ids).toBeNull();

@@ -1,19 +1,23 @@
 // The published OpenAPI document as a product: the names generated clients use.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openApiDocument } from '../scripts/openapi.ts';
+import { openApiDocuments } from '../scripts/openapi.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { postgresDatabase } from '../src/db/database.ts';
 import { responseViolations, webhookViolations } from './contract.ts';
 
 type Operation = { operationId?: string; summary?: string; responses: Record<string, { description: string; headers?: Record<string, unknown> }> };
+type Paths = { paths: Record<string, Record<string, Operation>> };
+/** The integration API's operations as "METHOD path" and the operation; platformOperations the same for the operator API. */
 let operations: [string, Operation][];
+let platformOperations: [string, Operation][];
+const operationsOf = (doc: Paths) =>
+  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, Operation]));
 
 beforeAll(async () => {
-  const doc = (await openApiDocument()) as { paths: Record<string, Record<string, Operation>> };
-  operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, Operation]),
-  );
+  const docs = (await openApiDocuments()) as { integration: Paths; platform: Paths };
+  operations = operationsOf(docs.integration);
+  platformOperations = operationsOf(docs.platform);
 });
 
 describe('operations', () => {
@@ -58,6 +62,18 @@ describe('operations', () => {
         if (status.startsWith('2')) expect(response.description, `${route} ${status}`).not.toBe('Default Response');
       }
     }
+  });
+});
+
+describe('creates', () => {
+  it('list Location on every create whose record has a GET, and only there', () => {
+    const located = platformOperations.filter(([, op]) => op.responses['201']?.headers?.Location).map(([route]) => route);
+    expect(located.sort()).toEqual([
+      'POST /api/platform/v1/merchants/{m}/api-keys',
+      'POST /api/platform/v1/merchants/{m}/orders',
+      'POST /api/platform/v1/merchants/{m}/webhook-endpoints',
+    ]);
+    for (const [route, op] of operations) if (op.responses['201']) expect(op.responses['201'].headers?.Location, route).toBeDefined();
   });
 });
 

@@ -84,8 +84,10 @@ function shapeResponses(op: Json, idempotent: boolean, integration: boolean) {
     }
     const headers: Json = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
     if (integration) Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') });
-    // Integration creates point at the new record's GET; most operator records have none.
-    if (code === 201 && integration) headers.Location = ref('headers', 'Location');
+    // Integration creates point at the new record's GET; operator creates do where the record has one (x-location).
+    const located = media?.schema?.['x-location'] === true;
+    if (located) delete media.schema['x-location'];
+    if (code === 201 && (integration || located)) headers.Location = ref('headers', 'Location');
     // Answers given before the body is read (400, 413, 415) are not stored either: no replay carries them.
     if (idempotent && code < 500 && ![400, 401, 403, 413, 415, 429].includes(code)) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
     if (code === 429 || code === 503) headers['Retry-After'] = ref('headers', 'Retry-After');

@@ -72,6 +72,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     summary: 'Create an API key (the secret is shown once)',
     body: ApiKeyBody,
     answer: One(NewApiKeySchema, 'The key record with its secret.'),
+    location: (key, { m }) => `/api/platform/v1/merchants/${m}/api-keys/${key.id}`,
     run: (req) => createApiKey(merchantCtx(req), req.body),
   });
   operatorRoute(app, 'GET', '/merchants/:m/api-keys/:k', {
@@ -92,6 +93,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     summary: 'Create a webhook endpoint',
     body: EndpointBody,
     answer: One(NewEndpointSchema, 'The endpoint with its signing secret.'),
+    location: (endpoint, { m }) => `/api/platform/v1/merchants/${m}/webhook-endpoints/${endpoint.id}`,
     run: (req) => createEndpoint(merchantCtx(req), req.body, app.config.webhookAllowPrivateUrls),
   });
 };

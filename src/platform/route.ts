@@ -46,7 +46,8 @@ interface Operation<Path extends string, A extends TSchema, B extends TSchema | 
 
 /** Where to read what a route created (the Location header of its answer). */
 interface Located<A extends TSchema> {
-  location?: (data: DataOf<A>) => string;
+  /** The URL of the record's GET, from the answer and the path's parameters (`m`: the merchant). */
+  location?: (data: DataOf<A>, params: Record<string, string>) => string;
 }
 
 /** A route that creates: its body is required, and it may say where to read what it created. */
@@ -83,7 +84,8 @@ function register<Path extends string, A extends TSchema, B extends TSchema | un
     operationId,
     summary,
     tags,
-    response: { [status]: answer, ...problems(...errorsOf(method, path, body !== undefined), ...extraErrors) },
+    // The document lists the Location header on the answers that send it (src/openapi/document.ts).
+    response: { [status]: location ? { ...answer, 'x-location': true } : answer, ...problems(...errorsOf(method, path, body !== undefined), ...extraErrors) },
     ...(params !== undefined && { params }),
     ...(body !== undefined && { body }),
   };
@@ -94,7 +96,7 @@ function register<Path extends string, A extends TSchema, B extends TSchema | un
     handler: async (req, reply) => {
       const data = await run(req);
       if (status !== 200) reply.code(status);
-      if (location) reply.header('Location', location(data));
+      if (location) reply.header('Location', location(data, req.params as Record<string, string>));
       return respond(reply, req.id, data);
     },
   });
