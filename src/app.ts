@@ -1,6 +1,7 @@
 // Builds the Fastify app: shared plugins first, then the integration API, the operator API and
 // the portal. Used by main.ts and by every test (through app.inject).
 import { randomUUIDv7 } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifySchema } from 'fastify';
 import type { Logger } from 'pino';
 import type pg from 'pg';
@@ -159,10 +160,15 @@ export async function buildApp(opts: AppOptions) {
   // UTF-8 JSON bodies only: other encodings and charsets are 415, invalid UTF-8 is 400 (json-body.ts).
   app.removeContentTypeParser('application/json');
   registerJsonBody(app);
-  // A write whose route takes a body must send JSON: anything else is 415, even an empty body.
+  // A write whose route takes a body must send JSON: anything else is 415, even an empty body. An
+  // action whose body can only be `{}` (an operator cancel) may send none at all, as other actions do.
   app.addHook('preValidation', (req, _reply, done) => {
     if (!req.routeOptions.schema?.body || req.method === 'GET' || req.method === 'DELETE') return done();
     const type = req.headers['content-type'] ?? '';
+    if (req.routeOptions.config.emptyBodyOptional && type === '' && req.body === undefined && !hasBody(req.raw)) {
+      req.body = {};
+      return done();
+    }
     if (!/^application\/(.+\+)?json\s*(;|$)/i.test(type)) {
       return done(new AppError('unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".'));
     }
@@ -267,6 +273,9 @@ function trackKeyChanges(app: FastifyInstance, opts: AppOptions) {
     await keys.flushTouches().catch((err: unknown) => app.log.warn({ err }, 'last_used_at of API keys not written'));
   });
 }
+
+/** The request carries a body: a Transfer-Encoding, or a Content-Length above 0. */
+const hasBody = (raw: IncomingMessage) => raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;
 
 function toAppError(err: FastifyError & { validation?: unknown }): AppError {
   if (err instanceof AppError) return err;

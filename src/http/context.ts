@@ -30,6 +30,8 @@ declare module 'fastify' {
     scope?: string;
     /** Set only by idempotentRoute (src/http/idempotency.ts): validation errors are answered and stored there. */
     idempotent?: boolean;
+    /** The body schema allows only `{}`: a request without any body (no Content-Type) is taken as `{}`. */
+    emptyBodyOptional?: boolean;
   }
 }
 

@@ -22,6 +22,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     operationId: 'cancelOrder',
     summary: 'Cancel an order (releases committed stock, cancels pending fulfillments)',
     body: Type.Object({}, { additionalProperties: false }),
+    emptyBodyOptional: true,
     answer: One(OrderSchema, 'The cancelled order.'),
     extraErrors: ['invalid_state'],
     run: (req) => cancelOrder(merchantCtx(req), req.params.o),

@@ -39,6 +39,8 @@ interface Operation<Path extends string, A extends TSchema, B extends TSchema | 
   body?: B;
   /** The success answer (200, or 201 for operatorCreate). */
   answer: A;
+  /** The body can only be `{}` (an action): a request may also send none (src/app.ts, emptyBodyOptional). */
+  emptyBodyOptional?: true;
   /** Problems beyond the ones every route of this shape can answer (errorsOf). */
   extraErrors?: ErrorCode[];
   run: (req: OperatorRequest<Path, B>) => Promise<DataOf<A>>;
@@ -76,7 +78,7 @@ function register<Path extends string, A extends TSchema, B extends TSchema | un
   status: 200 | 201,
   op: Operation<Path, A, B> & Located<A>,
 ): void {
-  const { operationId, summary, body, answer, location, extraErrors = [], run } = op;
+  const { operationId, summary, body, answer, location, extraErrors = [], emptyBodyOptional, run } = op;
   const params = paramsOf(path);
   // A plain FastifySchema: the handler's params and body are typed through the route's generic
   // (Inputs, from the path and the body schema), and the answer against `run`'s type by Operation.
@@ -93,6 +95,7 @@ function register<Path extends string, A extends TSchema, B extends TSchema | un
     method,
     url: path,
     schema,
+    ...(emptyBodyOptional && { config: { emptyBodyOptional } }),
     handler: async (req, reply) => {
       const data = await run(req);
       if (status !== 200) reply.code(status);

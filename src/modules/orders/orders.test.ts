@@ -169,7 +169,13 @@ describe('order intake (operator API)', () => {
     // Exactly what is available is fine; a continue variant may go below zero.
     const ok = await placeOrder(m, m.locations[0], [{ variant_id: mug.variants[0].id, quantity: 3 }]);
     expect(await inventoryOf(mug.variants[0].id, m.locations[0])).toMatchObject({ on_hand: 3, committed: 3, available: 0 });
-    json(await m.op('POST', `/orders/${ok.id}/cancel`, {}), 200, 'cancelOrder');
+    // The cancel's body can only be {}: a field is 422 and a body that is not JSON 415, but none at all is {} (as other actions take none).
+    const cancelUrl = `/api/platform/v1/merchants/${m.id}/orders/${ok.id}/cancel`;
+    const operator = { authorization: `Bearer ${t.config.platformAdminToken}` };
+    expect(json(await m.op('POST', `/orders/${ok.id}/cancel`, { reason: 'x' }), 422, 'cancelOrder').errors?.[0]).toMatchObject({ path: '/reason', code: 'unknown_field' });
+    const text = await t.app.inject({ method: 'POST', url: cancelUrl, headers: { ...operator, 'content-type': 'text/plain' }, payload: 'cancel' });
+    expect(json(text, 415, 'cancelOrder').code).toBe('unsupported_media_type');
+    expect(json(await t.app.inject({ method: 'POST', url: cancelUrl, headers: operator }), 200, 'cancelOrder').data.status).toBe('cancelled');
     expect(await inventoryOf(mug.variants[0].id, m.locations[0])).toMatchObject({ on_hand: 3, committed: 0, available: 3 });
   });
 
