@@ -3,13 +3,15 @@ import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import { selectHandles, underSavepoint, type HandleTable } from './queries.ts';
 
-/** "Blue Shirt!" → "blue-shirt". */
+/**
+ * "Blue Shirt!" → "blue-shirt" (contract §6): ASCII letters (lower-cased) and digits stay, each run
+ * of other characters becomes one "-", none at either end. Nothing is transliterated ("Café Crème" →
+ * "caf-cr-me"), as the rule says; a title with no ASCII letter or digit at all gets "item".
+ */
 export function slugify(text: string): string {
   const slug = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
   return slug.slice(0, 200).replace(/-+$/, '') || 'item';
 }

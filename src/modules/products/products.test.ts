@@ -87,6 +87,11 @@ describe('create', () => {
     const b = json(await create({ title: 'mug' }), 201, 'createProduct').data;
     const c = json(await create({ title: 'Other', handle: 'Mug' }), 201, 'createProduct').data;
     expect([a.handle, b.handle, c.handle]).toEqual(['mug', 'mug-2', 'mug-3']);
+    // Only ASCII letters and digits stay; every other run is one "-", nothing is transliterated (contract §6).
+    const titles = ['Café Crème', '  Ｍｕｇ №5 ', 'K\u212Aelvin', '!!!', '日本'];
+    const handles = [];
+    for (const title of titles) handles.push(json(await create({ title }), 201, 'createProduct').data.handle);
+    expect(handles).toEqual(['caf-cr-me', '5', 'k-elvin', 'item', 'item-2']);
     expect(a.variants).toHaveLength(1);
     expect(a.variants[0]).toMatchObject({ option1: 'Default', price: 0, sku: null });
   });
