@@ -17,7 +17,8 @@ type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 /** What a resource's read routes share: the scope that reads it, its tag and the item's schema. */
 export interface Resource<S extends TSchema> {
   path: string;
-  scope: string;
+  /** The read scope; undefined: any valid key (locations). */
+  scope: string | undefined;
   tag: string;
   item: S;
 }
@@ -68,7 +69,7 @@ export function getById<S extends TSchema, T>(app: TypeBoxApp, resource: Resourc
     summary,
     ...(description === undefined ? {} : { description }),
     params: IdParams,
-    response: { 200: One(resource.item, answer), ...problems(...GET_ERRORS) },
+    response: { 200: One(resource.item, answer), ...problems(...GET_ERRORS.filter((c) => resource.scope !== undefined || c !== 'insufficient_scope')) },
   };
   app.get(`${resource.path}/:id`, { config: { scope: resource.scope }, schema }, async (req, reply) =>
     respond(reply, req.id, await get(ctxOf(req), req.params.id)),

@@ -287,4 +287,20 @@ describe('GET /inventory', () => {
     expect(unknown.errors).toEqual([{ path: '/location_id', message: 'is not a location of this merchant', code: 'unknown_id' }]);
     expect(json(await t.api(k, 'GET', `/inventory?location_id=${other.locations[0]}`), 422, 'listInventory').code).toBe('validation_failed');
   });
+
+  it("reads a row by id as the list shows it; a row at a location outside the key's, another merchant's or an unknown id is 404", async () => {
+    const all = json(await t.api(k, 'GET', '/inventory'), 200, 'listInventory').data;
+    const at = (location: string) => all.find((r: { fulfillment_location_id: string }) => r.fulfillment_location_id === location)!;
+    for (const row of [at(mm.locations[0]), at(mm.locations[1])]) {
+      expect(json(await t.api(k, 'GET', `/inventory/${row.id}`), 200, 'getInventoryRow').data).toEqual(row);
+    }
+    const restricted = await mm.key(['inventory.read'], [mm.locations[1]]);
+    expect(json(await t.api(restricted, 'GET', `/inventory/${at(mm.locations[1]).id}`), 200, 'getInventoryRow').data).toEqual(at(mm.locations[1]));
+    expect(json(await t.api(restricted, 'GET', `/inventory/${at(mm.locations[0]).id}`), 404, 'getInventoryRow').code).toBe('not_found');
+    const stranger = await (await t.merchant({ locations: 1 })).key(['inventory.read']);
+    expect(json(await t.api(stranger, 'GET', `/inventory/${at(mm.locations[0]).id}`), 404, 'getInventoryRow').code).toBe('not_found');
+    expect(json(await t.api(k, 'GET', '/inventory/00000000-0000-4000-8000-000000000000'), 404, 'getInventoryRow').code).toBe('not_found');
+    const unscoped = await mm.key(['orders.read']);
+    expect(json(await t.api(unscoped, 'GET', `/inventory/${at(mm.locations[0]).id}`), 403, 'getInventoryRow').code).toBe('insufficient_scope');
+  });
 });

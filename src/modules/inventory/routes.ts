@@ -2,15 +2,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { idempotentRoute } from '../../http/idempotency.ts';
-import { listOf } from '../../http/read-routes.ts';
+import { getById, listOf } from '../../http/read-routes.ts';
 import { IDEMPOTENT_ERRORS, RequestId, component, problems } from '../../http/schemas.ts';
 import { AdjustmentBody, InventoryListQuery, InventoryRowSchema } from './schemas.ts';
-import { adjustInventory, listInventory } from './service.ts';
+import { adjustInventory, getInventoryRow, listInventory } from './service.ts';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const resource = { path: '/inventory', scope: 'inventory.read', tag: 'Inventory', item: InventoryRowSchema };
   listOf(
     app,
-    { path: '/inventory', scope: 'inventory.read', tag: 'Inventory', item: InventoryRowSchema },
+    resource,
     {
       operationId: 'listInventory',
       summary: 'List inventory rows (one per variant and location)',
@@ -21,6 +22,17 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       extraErrors: ['location_forbidden'],
     },
     listInventory,
+  );
+  getById(
+    app,
+    resource,
+    {
+      operationId: 'getInventoryRow',
+      summary: 'Get an inventory row',
+      description: "A row at a location outside the key's locations is 404, as an unknown one.",
+      answer: 'The inventory row.',
+    },
+    getInventoryRow,
   );
 
   idempotentRoute(

@@ -3,9 +3,9 @@ import { inTransaction } from '../../db/database.ts';
 import { canSeeLocation } from '../../db/scope.ts';
 import { emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
-import { AppError, invalid, invalidFields, type FieldError } from '../../http/errors.ts';
+import { AppError, found, invalid, invalidFields, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
-import { adjustmentTargets, inventoryUpdated, knownLocations, levelKey, moveStock, selectInventoryPage, type StockMove } from './queries.ts';
+import { adjustmentTargets, inventoryUpdated, knownLocations, levelKey, moveStock, selectInventoryPage, selectInventoryRow, type StockMove } from './queries.ts';
 import type { Adjustment, InventoryFilters, InventoryRow } from './schemas.ts';
 
 /**
@@ -19,6 +19,11 @@ const locationForbidden = (path: string) =>
   new AppError('location_forbidden', `${path}: this API key is restricted to other fulfillment locations.`, [
     { path, message: 'is outside the locations of this API key', code: 'location_forbidden' },
   ]);
+
+/** One row; 404 when it is not the merchant's or is at a location outside the key's. */
+export async function getInventoryRow(ctx: Ctx, id: string) {
+  return found(await selectInventoryRow(ctx.db, ctx, id), 'inventory row');
+}
 
 export async function listInventory(ctx: Ctx, page: PageRequest, filters: InventoryFilters) {
   if (filters.location_id) {

@@ -24,6 +24,17 @@ export function selectNamedPage(db: Database, scope: Scope, table: NamedTable, p
   return readPage(q, table, page, updatedAfter);
 }
 
+/** One location, vendor or tag; a location outside a restricted scope's locations is none. */
+export function selectNamed(db: Database, scope: Scope, table: NamedTable, id: string) {
+  return db
+    .selectFrom(table)
+    .select(namedColumns)
+    .where(ofMerchant(table, scope))
+    .where(`${table}.id`, '=', id)
+    .$if(table === 'locations', (w) => w.where(atVisibleLocation('locations.id', scope)))
+    .executeTakeFirst();
+}
+
 const assetColumns = ['id', 'url', 'kind', 'alt', 'source', 'source_name', 'external_id', 'created_at', 'updated_at'] as const;
 
 export type NewMediaAsset = Omit<Insertable<MediaAssetsTable>, 'merchant_id'>;
@@ -36,4 +47,8 @@ export const updateMediaAsset = (db: Database, scope: Scope, id: string, set: Up
 
 export function selectMediaAssetPage(db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) {
   return readPage(db.selectFrom('media_assets').select(assetColumns).where(ofMerchant('media_assets', scope)), 'media_assets', page, updatedAfter);
+}
+
+export function selectMediaAsset(db: Database, scope: Scope, id: string) {
+  return db.selectFrom('media_assets').select(assetColumns).where(ofMerchant('media_assets', scope)).where('media_assets.id', '=', id).executeTakeFirst();
 }

@@ -32,3 +32,35 @@ describe('vendors, tags and media assets', () => {
     expect(json(await t.api(key, 'GET', '/media-assets'), 200, 'listMediaAssets').data).toEqual([asset]);
   });
 });
+
+describe('each by id', () => {
+  it("answers the list's item; another merchant's id, an unknown one or a location outside the key's is 404; the read scope is needed", async () => {
+    const key = await m.key(['products.read']);
+    const other = await t.merchant({ locations: 1 });
+    const vendor = json(await m.op('POST', '/vendors', { name: 'By id' }), 201, 'createVendor').data;
+    const tag = json(await m.op('POST', '/tags', { name: 'by-id' }), 201, 'createTag').data;
+    const asset = json(await m.op('POST', '/media-assets', { url: 'https://img.example.com/by-id.jpg', kind: 'image', alt: 'A' }), 201, 'createMediaAsset').data;
+    const theirs = json(await other.op('POST', '/vendors', { name: 'Theirs' }), 201, 'createVendor').data;
+
+    expect(json(await t.api(key, 'GET', `/vendors/${vendor.id}`), 200, 'getVendor').data).toEqual(vendor);
+    expect(json(await t.api(key, 'GET', `/tags/${tag.id}`), 200, 'getTag').data).toEqual(tag);
+    expect(json(await t.api(key, 'GET', `/media-assets/${asset.id}`), 200, 'getMediaAsset').data).toEqual(asset);
+    const listed = json(await t.api(key, 'GET', '/locations'), 200, 'listLocations').data;
+    expect(json(await t.api(key, 'GET', `/locations/${m.locations[0]}`), 200, 'getLocation').data).toEqual(listed.find((l) => l.id === m.locations[0]));
+
+    for (const [path, op] of [
+      [`/vendors/${theirs.id}`, 'getVendor'],
+      [`/vendors/${tag.id}`, 'getVendor'],
+      [`/tags/${vendor.id}`, 'getTag'],
+      [`/media-assets/00000000-0000-4000-8000-000000000000`, 'getMediaAsset'],
+      [`/locations/${other.locations[0]}`, 'getLocation'],
+    ] as const) {
+      expect(json(await t.api(key, 'GET', path), 404, op).code, path).toBe('not_found');
+    }
+    // Locations need no scope, but a restricted key sees only its own.
+    const restricted = await m.key(['orders.read'], [m.locations[1]]);
+    expect(json(await t.api(restricted, 'GET', `/locations/${m.locations[1]}`), 200, 'getLocation').data.id).toBe(m.locations[1]);
+    expect(json(await t.api(restricted, 'GET', `/locations/${m.locations[0]}`), 404, 'getLocation').code).toBe('not_found');
+    expect(json(await t.api(restricted, 'GET', `/vendors/${vendor.id}`), 403, 'getVendor').detail).toContain('products.read');
+  });
+});

@@ -1,11 +1,12 @@
-// GET /locations, /vendors, /tags, /media-assets: so integrators can discover the ids they need.
+// GET /locations, /vendors, /tags, /media-assets and each by id: so integrators can discover and resolve the ids they meet.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ctxOf } from '../../http/context.ts';
 import { listRoute } from '../../http/paging.ts';
+import { getById } from '../../http/read-routes.ts';
 import { ListQuery } from '../catalog/schemas.ts';
 import { Enum, LIST_ERRORS, Many, Nullable, Timestamp, Uuid, component, problems } from '../../http/schemas.ts';
-import { listMediaAssets, listNamed } from './service.ts';
+import { getMediaAsset, getNamed, listMediaAssets, listNamed } from './service.ts';
 
 const named = (name: string) => component(name, Type.Object({ id: Uuid(), name: Type.String(), created_at: Timestamp(), updated_at: Timestamp() }));
 export const Location = named('Location');
@@ -30,6 +31,8 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
   const named = [
     {
       operationId: 'listLocations',
+      getId: 'getLocation',
+      noun: 'fulfillment location',
       path: '/locations',
       table: 'locations',
       item: Location,
@@ -40,6 +43,8 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
     },
     {
       operationId: 'listVendors',
+      getId: 'getVendor',
+      noun: 'vendor',
       path: '/vendors',
       table: 'vendors',
       item: Vendor,
@@ -50,6 +55,8 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
     },
     {
       operationId: 'listTags',
+      getId: 'getTag',
+      noun: 'tag',
       path: '/tags',
       table: 'tags',
       item: Tag,
@@ -75,6 +82,17 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
       },
       (req, page, query) => listNamed(ctxOf(req), r.table, page, query),
     );
+    getById(
+      app,
+      { path: r.path, scope: r.scope, tag: 'Reference data', item: r.item },
+      {
+        operationId: r.getId,
+        summary: `Get a ${r.noun}`,
+        ...(r.table === 'locations' && { description: "A location outside a restricted key's locations is 404, as an unknown one." }),
+        answer: `The ${r.noun}.`,
+      },
+      (ctx, id) => getNamed(ctx, r.table, id),
+    );
   }
 
   listRoute(
@@ -91,6 +109,12 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     (req, page, query) => listMediaAssets(ctxOf(req), page, query),
+  );
+  getById(
+    app,
+    { path: '/media-assets', scope: 'products.read', tag: 'Reference data', item: MediaAsset },
+    { operationId: 'getMediaAsset', summary: 'Get a media asset', answer: 'The media asset.' },
+    getMediaAsset,
   );
 };
 

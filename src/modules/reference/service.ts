@@ -2,7 +2,8 @@
 import type { Ctx } from '../../http/context.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import { iso } from '../../http/serialize.ts';
-import { insertMediaAsset, insertNamed, selectMediaAssetPage, selectNamedPage, type NamedTable } from './queries.ts';
+import { found } from '../../http/errors.ts';
+import { insertMediaAsset, insertNamed, selectMediaAsset, selectMediaAssetPage, selectNamed, selectNamedPage, type NamedTable } from './queries.ts';
 
 interface NamedRow {
   id: string;
@@ -20,6 +21,13 @@ export async function createNamed(ctx: Ctx, table: NamedTable, name: string) {
 export async function listNamed(ctx: Ctx, table: NamedTable, page: PageRequest, filters: { updated_after?: string }) {
   const { items, meta } = await selectNamedPage(ctx.db, ctx, table, page, filters.updated_after);
   return { items: items.map(presentNamed), meta };
+}
+
+const NOUNS: Record<NamedTable, string> = { locations: 'location', vendors: 'vendor', tags: 'tag' };
+
+/** One location (of the key's locations), vendor or tag; 404 when the merchant has none by this id. */
+export async function getNamed(ctx: Ctx, table: NamedTable, id: string) {
+  return presentNamed(found(await selectNamed(ctx.db, ctx, table, id), NOUNS[table]));
 }
 
 interface AssetRow {
@@ -53,4 +61,8 @@ export async function createMediaAsset(ctx: Ctx, input: { url: string; kind: 'im
 export async function listMediaAssets(ctx: Ctx, page: PageRequest, filters: { updated_after?: string }) {
   const { items, meta } = await selectMediaAssetPage(ctx.db, ctx, page, filters.updated_after);
   return { items: items.map(presentAsset), meta };
+}
+
+export async function getMediaAsset(ctx: Ctx, id: string) {
+  return presentAsset(found(await selectMediaAsset(ctx.db, ctx, id), 'media asset'));
 }
