@@ -85,6 +85,26 @@ describe('authentication', () => {
     expect(alone.statusCode).toBe(200);
   });
 
+  it('every read the document guards with a scope answers a key holding just that scope, and refuses one without it', async () => {
+    const doc = t.app.openApiDocuments().integration as unknown as {
+      paths: Record<string, Record<string, { operationId: string; security?: Record<string, string[]>[]; description: string }>>;
+    };
+    const guarded = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([method, op]) => method === 'get' && !path.includes('{') && op.security)
+        .map(([, op]) => ({ path: path.replace('/api/integrations/v1', ''), op })),
+    );
+    expect(guarded.map((g) => g.path)).toEqual(['/products', '/collections', '/social-videos', '/orders', '/fulfillments', '/inventory', '/vendors', '/tags', '/media-assets']);
+    for (const { path, op } of guarded) {
+      const [scope] = op.security![0].bearerAuth;
+      expect(op.security).toEqual([{ bearerAuth: [scope] }, { apiKeyHeader: [scope] }]);
+      expect(op.description, path).toContain(`Requires the scope \`${scope}\``);
+      expect((await t.api(await m.key([scope]), 'GET', path)).statusCode, `${path} with ${scope}`).toBe(200);
+      const other = scope === 'orders.read' ? 'products.read' : 'orders.read';
+      expect(expectProblem(await t.api(await m.key([other]), 'GET', path), 403, 'insufficient_scope').detail, path).toContain(scope);
+    }
+  });
+
   it('a key without the scope answers 403 insufficient_scope naming it', async () => {
     const key = await m.key(['orders.read']);
     const body = expectProblem(await t.api(key, 'GET', '/vendors'), 403, 'insufficient_scope');

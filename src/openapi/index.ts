@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES, ERROR_DESCRIPTIONS, FIELD_ERROR_CODES, type ErrorCode, type FieldErrorCode } from '../http/errors.ts';
+import { SCOPE_ALIASES } from '../http/scopes.ts';
 import { publishedDocuments, type OpenApiDocument } from './document.ts';
 import { webhooksSection } from './webhooks.ts';
 
@@ -22,6 +23,18 @@ export interface Prefixes {
 }
 
 const hidden = { schema: { hide: true } } as const;
+
+/** " (or `fulfillments.write`, which grants it)": the alias scopes that grant a scope, for its operations' descriptions. */
+const SCOPE_GRANTED_BY: Record<string, string> = Object.fromEntries(
+  Object.values(SCOPE_ALIASES)
+    .flat()
+    .map((scope) => {
+      const aliases = Object.entries(SCOPE_ALIASES)
+        .filter(([, granted]) => granted?.includes(scope))
+        .map(([alias]) => `\`${alias}\``);
+      return [scope, ` (or ${aliases.join(', ')}, which grants it)`];
+    }),
+);
 
 export async function registerOpenApi(app: FastifyInstance, prefixes: Prefixes) {
   await app.register(swagger, {
@@ -62,6 +75,13 @@ export async function registerOpenApi(app: FastifyInstance, prefixes: Prefixes) 
       if (!transformed.operationId) throw new Error(`${route.method} ${url} has no operationId`);
       if (!transformed.response) throw new Error(`${route.method} ${url} has no response schema`);
       transformed.description ??= transformed.summary;
+      // The scope the key needs, where one scope guards the route: in the security requirement (OpenAPI
+      // 3.1 lets any scheme name roles), so generated clients and the rendered docs can tell which key to make.
+      const scope = (route.config as { scope?: string } | undefined)?.scope;
+      if (scope) {
+        transformed.security = [{ bearerAuth: [scope] }, { apiKeyHeader: [scope] }];
+        transformed.description = `${String(transformed.description)}\n\nRequires the scope \`${scope}\`${SCOPE_GRANTED_BY[scope] ?? ''}.`;
+      }
       return { schema: transformed, url };
     },
   });
