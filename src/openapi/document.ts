@@ -37,7 +37,7 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    "Makes the write safe to retry: 1 to 255 printable ASCII characters (space to `~`), or the same in double quotes (the draft's structured-field form). Scoped to the merchant, method and path, and kept at least 48 h. The same key with the same body replays the stored answer with `Idempotent-Replayed: true`; with a different body it is 422 `idempotency_key_reused`; while the first request is still running it is 409 `idempotency_in_progress`. 401, 403, 429 and 5xx answers are not stored, nor those given before the body is read (400 for a body that is not JSON or a malformed key, 413, 415): the request can be sent again, corrected, with the same key.",
+    "Makes the write safe to retry: 1 to 255 printable ASCII characters (space to `~`), or the same in double quotes (the draft's structured-field form). Scoped to the merchant, method and path, and kept 48 h by default (never less than 24 h: a retry within a day always replays). The same key with the same body replays the stored answer with `Idempotent-Replayed: true`; with a different body it is 422 `idempotency_key_reused`; while the first request is still running it is 409 `idempotency_in_progress`. 401, 403, 429 and 5xx answers are not stored, nor those given before the body is read (400 for a body that is not JSON or a malformed key, 413, 415): the request can be sent again, corrected, with the same key.",
   schema: { type: 'string', minLength: 1, maxLength: 257, pattern: '^(?:[\\x20-\\x7E]{1,255}|"[\\x20-\\x7E]{1,255}")$' },
   example: '3f1c9e0a-fulfil-order-1001',
 };

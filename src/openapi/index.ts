@@ -218,7 +218,7 @@ The raw OpenAPI 3.1 document is at [${prefix}/openapi.json](${prefix}/openapi.js
 * **Event feed**: \`GET /events?after=<position>\` lists every change in commit order, each event exactly once,
   whatever commits concurrently: sync from it (webhooks wake you up; the lists backfill).
 * **Idempotency**: fulfillment create, tracking attach and inventory adjustments accept \`Idempotency-Key\`
-  (1..255 printable ASCII, kept at least 48 h); a replay answers the stored response with \`Idempotent-Replayed: true\`.
+  (1..255 printable ASCII, kept 48 h by default and never less than 24 h); a replay answers the stored response with \`Idempotent-Replayed: true\`.
 * **Rate limits**: per key (default 600/min), with \`RateLimit-Policy\` and \`RateLimit\` headers (IETF draft-10) and
   \`Retry-After\` on 429.
 * **Webhooks**: every event type, its envelope and the resource it carries are in the Webhooks section. Each POST is
