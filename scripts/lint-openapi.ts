@@ -13,7 +13,10 @@ const files = Object.entries(docs).map(([name, doc]) => {
   fs.writeFileSync(file, JSON.stringify(doc, null, 2));
   return file;
 });
-fs.writeFileSync(path.join(dir, '.spectral.yaml'), 'extends: ["spectral:oas"]\n');
+// oas3-operation-security-defined wants a security requirement's list to name OAuth scopes; OpenAPI
+// 3.1 lets the other schemes list roles too (the integration API names each operation's key scope
+// there), so the rule is off. test/foundation.test.ts checks each requirement's schemes and scope.
+fs.writeFileSync(path.join(dir, '.spectral.yaml'), 'extends: ["spectral:oas"]\nrules:\n  oas3-operation-security-defined: off\n');
 for (const file of files) {
   console.log(`Spectral: ${path.basename(file)}`);
   execFileSync(

@@ -222,6 +222,7 @@ export interface DocumentNode {
   items: DocumentNode;
   anyOf: DocumentNode[];
   oneOf: DocumentNode[];
+  discriminator: { propertyName: string; mapping: Record<string, string> };
   [key: string]: unknown;
 }
 export interface DocumentShape {

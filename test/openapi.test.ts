@@ -70,6 +70,25 @@ describe('operations', () => {
   });
 });
 
+describe('schemas for generators', () => {
+  it('write a choice of values as one enum, never an anyOf of one-value enums (both documents)', async () => {
+    const docs = await openApiDocuments();
+    const unions: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== 'object') return;
+      const members = (node as { anyOf?: { enum?: unknown[] }[] }).anyOf;
+      if (members && members.length > 1 && members.every((m) => m.enum?.length === 1)) unions.push(at);
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(docs.integration, 'integration');
+    walk(docs.platform, 'platform');
+    expect(unions).toEqual([]);
+    const kind = (docs.platform as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } } }> })
+      .paths['/api/platform/v1/merchants/{m}/media-assets'].post.requestBody.content['application/json'].schema.properties.kind;
+    expect(kind).toEqual({ type: 'string', enum: ['image', 'video'] });
+  });
+});
+
 describe('creates', () => {
   it('list Location on every create whose record has a GET, and only there', () => {
     const located = platformOperations.filter(([, op]) => op.responses['201']?.headers?.Location).map(([route]) => route);

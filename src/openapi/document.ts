@@ -151,6 +151,42 @@ export interface DocumentParts {
  * Splits the generated document (integration and operator operations together) into the two
  * published ones, each with only the components it references.
  */
+/**
+ * `anyOf` of one-value enums (what a TypeBox union of literals becomes) written as one `enum`: the
+ * same values, but generators outside TypeScript make an enum of it rather than a wrapper class per
+ * value.
+ */
+function literalUnionsAsEnums(node: Json): void {
+  if (!node || typeof node !== 'object') return;
+  for (const value of Object.values<Json>(node)) literalUnionsAsEnums(value);
+  const members: Json[] | undefined = node.anyOf;
+  if (!Array.isArray(members) || members.length < 2) return;
+  const type = members[0]?.type;
+  const single = (m: Json) => m && m.type === type && Array.isArray(m.enum) && m.enum.length === 1 && Object.keys(m).length === 2;
+  if (typeof type !== 'string' || !members.every(single)) return;
+  delete node.anyOf;
+  node.type = type;
+  node.enum = members.map((m) => m.enum[0]);
+}
+
+/**
+ * A union whose members are objects told apart by a one-value `type` (the events) becomes a `oneOf`
+ * with a discriminator, so generators that deserialize by class (Java, C#, Go, Python) pick the member
+ * from `type` instead of trying each.
+ */
+function discriminateByType(schemas: Record<string, Json>): void {
+  for (const schema of Object.values(schemas)) {
+    const members: Json[] | undefined = schema.anyOf;
+    if (!Array.isArray(members) || members.length < 2 || !members.every((m) => typeof m.$ref === 'string')) continue;
+    const typeOf = (m: Json) => schemas[m.$ref.split('/').pop()]?.properties?.type?.enum;
+    const types = members.map(typeOf);
+    if (!types.every((t) => Array.isArray(t) && t.length === 1) || new Set(types.map((t) => t[0])).size !== types.length) continue;
+    delete schema.anyOf;
+    schema.oneOf = members;
+    schema.discriminator = { propertyName: 'type', mapping: Object.fromEntries(members.map((m, i) => [types[i][0], m.$ref])) };
+  }
+}
+
 export function publishedDocuments(generated: Json, prefixes: { integration: string; platform: string }, parts: DocumentParts) {
   const schemas: Record<string, Json> = {};
   hoist({ ...clone(Problem), 'x-component': 'Problem' }, schemas);
@@ -166,6 +202,8 @@ export function publishedDocuments(generated: Json, prefixes: { integration: str
     paths[path] = hoist(item, schemas);
   }
   const webhooks = hoist(clone(parts.webhooks), schemas);
+  for (const node of [paths, webhooks, schemas]) literalUnionsAsEnums(node);
+  discriminateByType(schemas);
 
   const components = {
     ...generated.components,

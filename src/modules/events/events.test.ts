@@ -180,8 +180,13 @@ describe('GET /events', () => {
     const schemas = doc.components.schemas;
     const ref = (s: DocumentNode): DocumentNode => (s.$ref ? schemas[s.$ref.split('/').pop()!] : s);
     const page = ref(list.responses['200'].content['application/json'].schema);
-    const variants = ref(page.properties.data.items).anyOf.map(ref);
+    const union = ref(page.properties.data.items);
+    const variants = union.oneOf.map(ref);
     expect(variants.map((v) => v.properties.type.enum[0])).toEqual(EVENT_TYPES);
+    // One member per type, picked by `type` (generators that deserialize by class need the discriminator).
+    expect(union.discriminator.propertyName).toBe('type');
+    expect(Object.keys(union.discriminator.mapping)).toEqual(EVENT_TYPES);
+    expect(union.discriminator.mapping['order.created']).toBe('#/components/schemas/OrderCreatedEvent');
     expect(Object.keys(variants[0].properties)).toEqual(['id', 'type', 'created_at', 'merchant_id', 'location_id', 'position', 'data']);
     expect(Object.keys(ref(variants[0].properties.data.properties.object).properties)).toContain('fulfillment_summary');
     expect(ref(one.responses['200'].content['application/json'].schema).properties.data.$ref).toBe('#/components/schemas/Event');
