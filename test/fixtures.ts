@@ -30,13 +30,13 @@ export async function makeProduct(t: TestApp, m: TestMerchant, title: string, va
   return { id: data.id, title, variants: data.variants.map((v) => ({ id: v.id, sku: v.sku })) };
 }
 
-/** A connected sync through the operator API (POST /merchants/{m}/connected-sync): what it created and updated, by external id. */
+/** A connected sync through the operator API (POST /merchants/{merchant_id}/connected-sync): what it created and updated, by external id. */
 export async function connectedSync(m: TestMerchant, body: { source_name: string } & Record<string, unknown>) {
   return json(await m.op('POST', '/connected-sync', body), 200, 'syncConnectedSource').data;
 }
 
 /**
- * A connected product, synced through the operator API (POST /merchants/{m}/connected-sync): its
+ * A connected product, synced through the operator API (POST /merchants/{merchant_id}/connected-sync): its
  * variants may repeat a native variant's SKU (SKUs are unique among native variants only).
  */
 /** Returns the product's id. */

@@ -194,6 +194,10 @@ describe('a full flow, logged and measured', () => {
     const portalLines = requestLines.filter((e) => e.path.startsWith('/portal/api/') && e.status < 300 && e.path !== '/portal/api/login');
     expect(portalLines.length).toBeGreaterThan(0);
     for (const e of portalLines) expect(e.merchant_id).toBe(merchantId);
+    // Operator calls under /merchants/:merchant_id name the merchant from the path.
+    const operatorLines = requestLines.filter((e) => e.path.startsWith(`/api/platform/v1/merchants/${merchantId}/`));
+    expect(operatorLines.length).toBeGreaterThan(0);
+    for (const e of operatorLines) expect(e.merchant_id).toBe(merchantId);
     const health = requestLines.filter((e) => e.path === '/healthz');
     expect(health.map((e) => e.level)).toEqual([20]);
     const scrapes = requestLines.filter((e) => e.path === '/metrics');

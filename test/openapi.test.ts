@@ -84,7 +84,7 @@ describe('schemas for generators', () => {
     walk(docs.platform, 'platform');
     expect(unions).toEqual([]);
     const kind = (docs.platform as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } } }> })
-      .paths['/api/platform/v1/merchants/{m}/media-assets'].post.requestBody.content['application/json'].schema.properties.kind;
+      .paths['/api/platform/v1/merchants/{merchant_id}/media-assets'].post.requestBody.content['application/json'].schema.properties.kind;
     expect(kind).toEqual({ type: 'string', enum: ['image', 'video'] });
   });
 });
@@ -93,9 +93,9 @@ describe('creates', () => {
   it('list Location on every create whose record has a GET, and only there', () => {
     const located = platformOperations.filter(([, op]) => op.responses['201']?.headers?.Location).map(([route]) => route);
     expect(located.sort()).toEqual([
-      'POST /api/platform/v1/merchants/{m}/api-keys',
-      'POST /api/platform/v1/merchants/{m}/orders',
-      'POST /api/platform/v1/merchants/{m}/webhook-endpoints',
+      'POST /api/platform/v1/merchants/{merchant_id}/api-keys',
+      'POST /api/platform/v1/merchants/{merchant_id}/orders',
+      'POST /api/platform/v1/merchants/{merchant_id}/webhook-endpoints',
     ]);
     for (const [route, op] of operations) if (op.responses['201']) expect(op.responses['201'].headers?.Location, route).toBeDefined();
   });

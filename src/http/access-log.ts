@@ -13,8 +13,8 @@ const QUIET = new Set(['/healthz', '/readyz', '/metrics']);
 function merchantOf(req: FastifyRequest): string | null {
   // The portal declares `session` on the request; read it structurally so http/ does not import portal/.
   const session = (req as unknown as { session?: { merchantId?: string } | null }).session;
-  const params = req.params as { m?: string } | undefined;
-  return req.auth?.merchantId ?? session?.merchantId ?? params?.m ?? null;
+  const params = req.params as { merchant_id?: string } | undefined;
+  return req.auth?.merchantId ?? session?.merchantId ?? params?.merchant_id ?? null;
 }
 
 export function registerAccessLog(app: FastifyInstance) {

@@ -13,15 +13,15 @@ import { merchantCtx, operatorRoute } from './route.ts';
 const strict = { additionalProperties: false } as const;
 const Decision = Type.Object({ decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')]) }, strict);
 
-/** The kinds an operator reviews: POST /merchants/:m/<kinds>/:<id>/review decides on one in review. */
+/** The kinds an operator reviews: POST /merchants/:merchant_id/<kinds>/:<id>/review decides on one in review. */
 const REVIEWED = [
-  { kinds: 'products', id: 'p', noun: 'product', operationId: 'reviewProduct', item: Product, review: reviewProduct },
-  { kinds: 'collections', id: 'c', noun: 'collection', operationId: 'reviewCollection', item: Collection, review: reviewCollection },
+  { kinds: 'products', id: 'product_id', noun: 'product', operationId: 'reviewProduct', item: Product, review: reviewProduct },
+  { kinds: 'collections', id: 'collection_id', noun: 'collection', operationId: 'reviewCollection', item: Collection, review: reviewCollection },
 ] as const;
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   for (const { kinds, id, noun, operationId, item, review } of REVIEWED) {
-    operatorRoute(app, 'POST', `/merchants/:m/${kinds}/:${id}/review`, {
+    operatorRoute(app, 'POST', `/merchants/:merchant_id/${kinds}/:${id}/review`, {
       operationId,
       summary: `Approve or reject a ${noun} in review`,
       body: Decision,
@@ -30,7 +30,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       run: (req) => review(merchantCtx(req), req.params[id], req.body.decision),
     });
   }
-  operatorRoute(app, 'POST', '/merchants/:m/connected-sync', {
+  operatorRoute(app, 'POST', '/merchants/:merchant_id/connected-sync', {
     operationId: 'syncConnectedSource',
     summary: 'Upsert read-only records from a connected source',
     body: SyncBody,

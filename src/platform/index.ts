@@ -15,9 +15,9 @@ export const platformApi: FastifyPluginAsyncTypebox = async (app) => {
     if (!bearerMatches(req.headers.authorization, token))
       throw unauthorized('A valid operator token is required: "Authorization: Bearer <PLATFORM_ADMIN_TOKEN>".');
   });
-  // Every route under /merchants/:m answers 404 for a merchant that does not exist.
+  // Every route under /merchants/:merchant_id answers 404 for a merchant that does not exist.
   app.addHook('preHandler', async (req) => {
-    const m = (req.params as { m?: string }).m;
+    const m = (req.params as { merchant_id?: string }).merchant_id;
     if (m !== undefined && !req.validationError) await assertMerchant(app.db, m);
   });
   for (const routes of [merchants, catalog, orders, webhooks, requests]) await app.register(routes);

@@ -28,7 +28,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     run: (req) => createMerchant(app.db, req.body),
   });
 
-  operatorCreate(app, '/merchants/:m/users', {
+  operatorCreate(app, '/merchants/:merchant_id/users', {
     operationId: 'createPortalUser',
     summary: 'Create a portal user',
     body: PortalUserBody,
@@ -43,7 +43,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   } as const;
   for (const table of ['locations', 'vendors', 'tags'] as const) {
     const { operationId, summary, schema, answer } = named[table];
-    operatorCreate(app, `/merchants/:m/${table}`, {
+    operatorCreate(app, `/merchants/:merchant_id/${table}`, {
       operationId,
       summary,
       body: NamedBody,
@@ -52,7 +52,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     });
   }
 
-  operatorCreate(app, '/merchants/:m/media-assets', {
+  operatorCreate(app, '/merchants/:merchant_id/media-assets', {
     operationId: 'createMediaAsset',
     summary: 'Create a media asset',
     body: Type.Object(
@@ -67,33 +67,33 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     run: (req) => createMediaAsset(merchantCtx(req), req.body),
   });
 
-  operatorCreate(app, '/merchants/:m/api-keys', {
+  operatorCreate(app, '/merchants/:merchant_id/api-keys', {
     operationId: 'createApiKey',
     summary: 'Create an API key (the secret is shown once)',
     body: ApiKeyBody,
     answer: One(NewApiKeySchema, 'The key record with its secret.'),
-    location: (key, { m }) => `/api/platform/v1/merchants/${m}/api-keys/${key.id}`,
+    location: (key, { merchant_id }) => `/api/platform/v1/merchants/${merchant_id}/api-keys/${key.id}`,
     run: (req) => createApiKey(merchantCtx(req), req.body),
   });
-  operatorRoute(app, 'GET', '/merchants/:m/api-keys/:k', {
+  operatorRoute(app, 'GET', '/merchants/:merchant_id/api-keys/:key_id', {
     operationId: 'getApiKey',
     summary: 'Get an API key record',
     answer: One(ApiKeySchema, 'The key record.'),
-    run: (req) => getApiKey(merchantCtx(req), req.params.k),
+    run: (req) => getApiKey(merchantCtx(req), req.params.key_id),
   });
-  operatorRoute(app, 'DELETE', '/merchants/:m/api-keys/:k', {
+  operatorRoute(app, 'DELETE', '/merchants/:merchant_id/api-keys/:key_id', {
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key',
     answer: One(ApiKeySchema, 'The key record with revoked_at.'),
-    run: (req) => revokeApiKey(merchantCtx(req), req.params.k),
+    run: (req) => revokeApiKey(merchantCtx(req), req.params.key_id),
   });
 
-  operatorCreate(app, '/merchants/:m/webhook-endpoints', {
+  operatorCreate(app, '/merchants/:merchant_id/webhook-endpoints', {
     operationId: 'createWebhookEndpoint',
     summary: 'Create a webhook endpoint',
     body: EndpointBody,
     answer: One(NewEndpointSchema, 'The endpoint with its signing secret.'),
-    location: (endpoint, { m }) => `/api/platform/v1/merchants/${m}/webhook-endpoints/${endpoint.id}`,
+    location: (endpoint, { merchant_id }) => `/api/platform/v1/merchants/${merchant_id}/webhook-endpoints/${endpoint.id}`,
     run: (req) => createEndpoint(merchantCtx(req), req.body, app.config.webhookAllowPrivateUrls),
   });
 };

@@ -8,7 +8,7 @@ import { cancelOrder, createOrder } from '../modules/orders/service.ts';
 import { merchantCtx, operatorCreate, operatorRoute } from './route.ts';
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  operatorCreate(app, '/merchants/:m/orders', {
+  operatorCreate(app, '/merchants/:merchant_id/orders', {
     operationId: 'createOrder',
     summary: 'Storefront order intake (commits inventory, emits order.created)',
     body: OrderIntakeBody,
@@ -18,14 +18,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     run: (req) => createOrder(merchantCtx(req), req.body),
   });
 
-  operatorRoute(app, 'POST', '/merchants/:m/orders/:o/cancel', {
+  operatorRoute(app, 'POST', '/merchants/:merchant_id/orders/:order_id/cancel', {
     operationId: 'cancelOrder',
     summary: 'Cancel an order (releases committed stock, cancels pending fulfillments)',
     body: Type.Object({}, { additionalProperties: false }),
     emptyBodyOptional: true,
     answer: One(OrderSchema, 'The cancelled order.'),
     extraErrors: ['invalid_state'],
-    run: (req) => cancelOrder(merchantCtx(req), req.params.o),
+    run: (req) => cancelOrder(merchantCtx(req), req.params.order_id),
   });
 };
 

@@ -14,7 +14,7 @@ import { errorsOf, tags } from './schemas.ts';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-/** The parameters a path names: '/merchants/:m/api-keys/:k' → 'm' | 'k'. */
+/** The parameters a path names: '/merchants/:merchant_id/api-keys/:key_id' → 'merchant_id' | 'key_id'. */
 type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
   ? Name | ParamNames<Rest>
   : Path extends `${string}:${infer Name}`
@@ -105,11 +105,14 @@ function register<Path extends string, A extends TSchema, B extends TSchema | un
   });
 }
 
-/** The params schema of a path: each `:name` in it is a UUID. */
+/** A path parameter `<record>_id`: that record's UUID ('merchant_id' → "The merchant's id."). */
+export const idParam = (name: string) => Uuid(`The ${name.replace(/_id$/, '').replace(/_/g, ' ')}'s id.`);
+
+/** The params schema of a path: each `:name` in it is a UUID (idParam). */
 function paramsOf(path: string) {
   const names = [...path.matchAll(/:(\w+)/g)].map(([, name]) => name);
-  return names.length === 0 ? undefined : Type.Object(Object.fromEntries(names.map((name) => [name, Uuid()])));
+  return names.length === 0 ? undefined : Type.Object(Object.fromEntries(names.map((name) => [name, idParam(name)])));
 }
 
-/** The context of the merchant a route under /merchants/:m acts for. */
-export const merchantCtx = (req: { server: FastifyInstance; params: { m: string } }): Ctx => operatorCtx(req, req.params.m);
+/** The context of the merchant a route under /merchants/:merchant_id acts for. */
+export const merchantCtx = (req: { server: FastifyInstance; params: { merchant_id: string } }): Ctx => operatorCtx(req, req.params.merchant_id);

@@ -19,7 +19,7 @@ export function errorsOf(method: string, path: string, hasBody: boolean): ErrorC
   return [...ALWAYS, ...(path.includes('/:') ? WITH_ID : []), ...input];
 }
 
-/** A list with paging under /merchants/:m. */
+/** A list with paging under /merchants/:merchant_id. */
 export const OP_LIST: ErrorCode[] = [...ALWAYS, ...WITH_ID, 'malformed_request', 'validation_failed'];
 
 export const MerchantSchema = component('Merchant', Type.Object({ id: Uuid(), name: Type.String(), currency: Type.String({ description: 'ISO 4217 code.' }) }));

@@ -3,17 +3,17 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { badCursor, DEFAULT_LIMIT, listRoute, PageQuery, positionCursor } from '../http/paging.ts';
 import { canonicalJson } from '../http/serialize.ts';
-import { Many, One, Uuid, problems } from '../http/schemas.ts';
+import { Many, One, problems } from '../http/schemas.ts';
 import { AttemptSchema, DeliverySchema, NewEndpointSchema, EndpointSchema, OP_LIST, tags } from './schemas.ts';
 import { EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
 import * as endpoints from '../modules/webhook-endpoints/service.ts';
-import { merchantCtx, operatorRoute } from './route.ts';
+import { idParam, merchantCtx, operatorRoute } from './route.ts';
 
 const strict = { additionalProperties: false } as const;
 // The lists page through listRoute (or, for attempts, a position cursor), which take their params schema as written.
-const M = Type.Object({ m: Uuid() });
-const ME = Type.Object({ m: Uuid(), e: Uuid() });
-const MED = Type.Object({ m: Uuid(), e: Uuid(), d: Uuid() });
+const M = Type.Object({ merchant_id: idParam('merchant_id') });
+const ME = Type.Object({ ...M.properties, endpoint_id: idParam('endpoint_id') });
+const MED = Type.Object({ ...ME.properties, delivery_id: idParam('delivery_id') });
 const PagingOnly = Type.Object({ limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor) }, strict);
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -21,7 +21,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   listRoute(
     app,
-    '/merchants/:m/webhook-endpoints',
+    '/merchants/:merchant_id/webhook-endpoints',
     {
       schema: {
         operationId: 'listWebhookEndpoints',
@@ -35,31 +35,31 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     (req, page) => endpoints.listEndpointPage(merchantCtx(req), page),
   );
-  operatorRoute(app, 'GET', '/merchants/:m/webhook-endpoints/:e', {
+  operatorRoute(app, 'GET', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id', {
     operationId: 'getWebhookEndpoint',
     summary: 'Get a webhook endpoint with its signing secret',
     answer: One(NewEndpointSchema, 'The endpoint with its signing secret.'),
     run: async (req) => {
       const ctx = merchantCtx(req);
-      return { ...(await endpoints.getEndpoint(ctx, req.params.e)), ...(await endpoints.revealSigningSecret(ctx, req.params.e)) };
+      return { ...(await endpoints.getEndpoint(ctx, req.params.endpoint_id)), ...(await endpoints.revealSigningSecret(ctx, req.params.endpoint_id)) };
     },
   });
-  operatorRoute(app, 'PATCH', '/merchants/:m/webhook-endpoints/:e', {
+  operatorRoute(app, 'PATCH', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id', {
     operationId: 'updateWebhookEndpoint',
     summary: 'Update a webhook endpoint (url, events, location_ids, description, status)',
     body: EndpointPatch,
     answer: One(EndpointSchema, 'The endpoint after the change.'),
-    run: (req) => endpoints.updateEndpoint(merchantCtx(req), req.params.e, req.body, allowPrivate),
+    run: (req) => endpoints.updateEndpoint(merchantCtx(req), req.params.endpoint_id, req.body, allowPrivate),
   });
-  operatorRoute(app, 'POST', '/merchants/:m/webhook-endpoints/:e/rotate-secret', {
+  operatorRoute(app, 'POST', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/rotate-secret', {
     operationId: 'rotateWebhookSecret',
     summary: 'Rotate the signing secret (the old one keeps signing beside it for 24 h)',
     answer: One(NewEndpointSchema, 'The endpoint with its new signing secret.'),
-    run: (req) => endpoints.rotateSigningSecret(merchantCtx(req), req.params.e),
+    run: (req) => endpoints.rotateSigningSecret(merchantCtx(req), req.params.endpoint_id),
   });
   listRoute(
     app,
-    '/merchants/:m/webhook-endpoints/:e/deliveries',
+    '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/deliveries',
     {
       schema: {
         operationId: 'listWebhookDeliveries',
@@ -70,10 +70,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: PagingOnly,
       },
     },
-    (req, page) => endpoints.listDeliveries(merchantCtx(req), req.params.e, page),
+    (req, page) => endpoints.listDeliveries(merchantCtx(req), req.params.endpoint_id, page),
   );
   app.get(
-    '/merchants/:m/webhook-endpoints/:e/deliveries/:d/attempts',
+    '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/deliveries/:delivery_id/attempts',
     {
       schema: {
         operationId: 'listWebhookAttempts',
@@ -91,22 +91,22 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const paging = positionCursor(app.secret, `${req.routeOptions.url}|${canonicalJson(req.params)}`, { cursor });
       const after = paging.position === null ? 0 : Number(paging.position);
       if (!Number.isSafeInteger(after) || after < 0) throw badCursor();
-      const { items, more } = await endpoints.listAttemptPage(merchantCtx(req), req.params.e, req.params.d, after, limit);
+      const { items, more } = await endpoints.listAttemptPage(merchantCtx(req), req.params.endpoint_id, req.params.delivery_id, after, limit);
       const next_cursor = more ? paging.next(String(items[items.length - 1].attempt)) : null;
       return { data: items, request_id: req.id, meta: { limit, next_cursor } };
     },
   );
-  operatorRoute(app, 'POST', '/merchants/:m/webhook-endpoints/:e/deliveries/:d/resend', {
+  operatorRoute(app, 'POST', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/deliveries/:delivery_id/resend', {
     operationId: 'resendWebhookDelivery',
     summary: 'Resend a delivery (a new delivery of the same event)',
     answer: One(DeliverySchema, 'The new delivery.'),
-    run: (req) => endpoints.resendDelivery(merchantCtx(req), req.params.e, req.params.d),
+    run: (req) => endpoints.resendDelivery(merchantCtx(req), req.params.endpoint_id, req.params.delivery_id),
   });
-  operatorRoute(app, 'POST', '/merchants/:m/webhook-endpoints/:e/test', {
+  operatorRoute(app, 'POST', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/test', {
     operationId: 'testWebhookEndpoint',
     summary: 'Send a ping event to this endpoint',
     answer: One(DeliverySchema, "The ping's delivery."),
-    run: (req) => endpoints.sendTestEvent(merchantCtx(req), req.params.e),
+    run: (req) => endpoints.sendTestEvent(merchantCtx(req), req.params.endpoint_id),
   });
 };
 

@@ -112,7 +112,7 @@ describe('location restriction', () => {
       await t.app.inject({ method: 'GET', url: '/api/platform/v1/openapi.json' }),
       200,
     );
-    const field = doc.paths['/api/platform/v1/merchants/{m}/api-keys'].post.requestBody.content['application/json'].schema.properties.location_ids;
+    const field = doc.paths['/api/platform/v1/merchants/{merchant_id}/api-keys'].post.requestBody.content['application/json'].schema.properties.location_ids;
     expect(field.anyOf).toEqual([
       { type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: 100, uniqueItems: true },
       { type: 'null' },

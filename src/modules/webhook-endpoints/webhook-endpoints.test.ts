@@ -128,8 +128,8 @@ describe('location restriction', () => {
       200,
     );
     const bodies = [
-      doc.paths['/api/platform/v1/merchants/{m}/webhook-endpoints'].post,
-      doc.paths['/api/platform/v1/merchants/{m}/webhook-endpoints/{e}'].patch,
+      doc.paths['/api/platform/v1/merchants/{merchant_id}/webhook-endpoints'].post,
+      doc.paths['/api/platform/v1/merchants/{merchant_id}/webhook-endpoints/{endpoint_id}'].patch,
     ].map((op) => op.requestBody.content['application/json'].schema.properties.location_ids.anyOf);
     for (const anyOf of bodies)
       expect(anyOf).toEqual([{ type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: 100, uniqueItems: true }, { type: 'null' }]);
