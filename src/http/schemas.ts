@@ -33,7 +33,7 @@ export const Timestamp = (description?: string) => Type.String({ format: 'date-t
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 export const RequestId = Type.String({ format: 'uuid', description: 'Equal to the X-Request-Id header (an idempotent replay keeps the original).' });
 
-export const IdParams = Type.Object({ id: Uuid() });
+export const IdParams = Type.Object({ id: Uuid("The record's id: one of this merchant's, else 404.") });
 
 const nameOf = (schema: TSchema) => (schema as { 'x-component'?: string })['x-component'];
 const named = <T extends TSchema>(name: string | undefined, schema: T) => (name ? component(name, schema) : schema);
