@@ -3,6 +3,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { responseViolations } from './contract.ts';
 import { startTestApp, type ResponseBody, type TestApp } from './helpers.ts';
 
 let t: TestApp;
@@ -131,7 +132,10 @@ describe('router errors', () => {
 
 describe('HTTP parser errors', () => {
   it('headers over 16 KB are 431 headers_too_large', async () => {
-    expectProblem(await exchange(get('/api/integrations/v1/orders', `X-Big: ${'b'.repeat(20_000)}\r\n`)), 431, 'headers_too_large');
+    const res = await exchange(get('/api/integrations/v1/orders', `X-Big: ${'b'.repeat(20_000)}\r\n`));
+    expectProblem(res, 431, 'headers_too_large');
+    // Documented on every operation, as any request can get it.
+    expect(await responseViolations({ method: 'GET', route: '/api/integrations/v1/orders', ...res })).toEqual([]);
   });
 
   it('invalid header characters are 400 malformed_request', async () => {
@@ -155,6 +159,7 @@ describe('HTTP parser errors', () => {
       5_000,
     );
     expectProblem(res, 408, 'request_timeout');
+    expect(await responseViolations({ method: 'POST', route: '/api/integrations/v1/inventory/adjustments', ...res })).toEqual([]);
     expect(res.headers.connection).toBe('close');
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   });

@@ -97,6 +97,24 @@ function shapeResponses(op: Json, idempotent: boolean, integration: boolean) {
   }
 }
 
+/**
+ * What any request can be answered before it reaches its operation: Node refuses headers over 16 KB
+ * (431) and a request that does not arrive within REQUEST_TIMEOUT_MS (408), then closes the
+ * connection. Every operation lists both, so a generated client knows them.
+ */
+const CONNECTION_RESPONSES: Record<string, Json> = {
+  RequestTimeout: connectionResponse('request_timeout'),
+  HeadersTooLarge: connectionResponse('headers_too_large'),
+};
+
+function connectionResponse(code: ErrorCode): Json {
+  return {
+    description: `\`${code}\`: ${ERROR_DESCRIPTIONS[code]}`,
+    headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+    content: { 'application/problem+json': { schema: problemSchema([code]) } },
+  };
+}
+
 function shapeOperation(op: Json, options: { integration: boolean }) {
   let idempotent = false;
   op.parameters = (op.parameters ?? []).map((p: Json) => {
@@ -108,6 +126,8 @@ function shapeOperation(op: Json, options: { integration: boolean }) {
   });
   if (op.parameters.length === 0) delete op.parameters;
   shapeResponses(op, idempotent, options.integration);
+  op.responses['408'] = ref('responses', 'RequestTimeout');
+  op.responses['431'] = ref('responses', 'HeadersTooLarge');
 }
 
 /** Every `$ref` target reachable from `root`, so a view keeps only the components it uses. */
@@ -210,6 +230,7 @@ export function publishedDocuments(generated: Json, prefixes: { integration: str
     schemas,
     headers: HEADERS,
     parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
+    responses: CONNECTION_RESPONSES,
   };
   const view = (prefix: string, extra: Json) => {
     const own = Object.fromEntries(Object.entries(paths).filter(([p]) => p.startsWith(prefix)));
