@@ -204,6 +204,28 @@ describe('the harness holds every response to the document', () => {
 });
 
 describe('the document builder', () => {
+  it("names the deployment's absolute URL as the server when PUBLIC_BASE_URL is set, else this server", async () => {
+    const serversOf = async (env: Record<string, string>) => {
+      const app = await buildApp({
+        db: postgresDatabase('postgres://unused@127.0.0.1:1/unused').db,
+        config: { ...loadConfig(env), logLevel: 'silent' },
+        secret: 'unused',
+        logger: false,
+      });
+      await app.ready();
+      try {
+        const docs = app.openApiDocuments();
+        return [docs.integration.servers, docs.platform.servers];
+      } finally {
+        await app.close();
+      }
+    };
+    const deployed = [{ url: 'https://api.acme.test', description: 'This deployment (PUBLIC_BASE_URL)' }];
+    expect(await serversOf({ PUBLIC_BASE_URL: 'https://api.acme.test/' })).toEqual([deployed, deployed]);
+    const here = [{ url: '/', description: 'This server' }];
+    expect(await serversOf({})).toEqual([here, here]);
+  });
+
   it('refuses a documented route without a response schema or an operationId', async () => {
     const build = async (schema: Record<string, unknown>) => {
       const app = await buildApp({

@@ -47,7 +47,11 @@ export async function registerOpenApi(app: FastifyInstance, prefixes: Prefixes) 
         contact: { name: 'Integration support', email: 'integrations@example.com' },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
-      servers: [{ url: '/', description: 'This server' }],
+      // Absolute where the deployment knows its URL, so a saved copy of the document and a generated
+      // client's default base URL still point at it; relative ("this server") otherwise.
+      servers: app.config.publicBaseUrl
+        ? [{ url: app.config.publicBaseUrl.replace(/\/$/, ''), description: 'This deployment (PUBLIC_BASE_URL)' }]
+        : [{ url: '/', description: 'This server' }],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key> (preferred)' },

@@ -11,6 +11,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   operatorCreate(app, '/merchants/:merchant_id/orders', {
     operationId: 'createOrder',
     summary: 'Storefront order intake (commits inventory, emits order.created)',
+    description:
+      "Commits the lines' quantities at the location and emits `order.created`. `Location` is the order's GET in the integration API (`/api/integrations/v1/orders/:id`), read with an API key holding `orders.read`: the operator API has no order reads.",
     body: OrderIntakeBody,
     answer: One(OrderSchema, 'The order.'),
     location: (order) => `/api/integrations/v1/orders/${order.id}`,

@@ -36,6 +36,8 @@ type DataOf<A extends TSchema> = Static<A> extends { data: infer D } ? D : never
 interface Operation<Path extends string, A extends TSchema, B extends TSchema | undefined> {
   operationId: string;
   summary: string;
+  /** Longer words than the summary, where the operation needs them. */
+  description?: string;
   body?: B;
   /** The success answer (200, or 201 for operatorCreate). */
   answer: A;
@@ -78,13 +80,14 @@ function register<Path extends string, A extends TSchema, B extends TSchema | un
   status: 200 | 201,
   op: Operation<Path, A, B> & Located<A>,
 ): void {
-  const { operationId, summary, body, answer, location, extraErrors = [], emptyBodyOptional, run } = op;
+  const { operationId, summary, description, body, answer, location, extraErrors = [], emptyBodyOptional, run } = op;
   const params = paramsOf(path);
   // A plain FastifySchema: the handler's params and body are typed through the route's generic
   // (Inputs, from the path and the body schema), and the answer against `run`'s type by Operation.
   const schema: FastifySchema = {
     operationId,
     summary,
+    ...(description !== undefined && { description }),
     tags,
     // The document lists the Location header on the answers that send it (src/openapi/document.ts).
     response: { [status]: location ? { ...answer, 'x-location': true } : answer, ...problems(...errorsOf(method, path, body !== undefined), ...extraErrors) },
