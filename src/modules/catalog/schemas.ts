@@ -99,7 +99,7 @@ export const ProductMedia = component(
   'ProductMedia',
   Type.Object({
     id: Uuid('The media asset id.'),
-    url: Nullable(Type.String()),
+    url: Nullable(Type.String({ format: 'uri' })),
     kind: Enum(['image', 'video']),
     position: Type.Integer({ description: '0 for the primary image, then the gallery in order.' }),
   }),
@@ -144,7 +144,7 @@ export const SocialVideo = component(
     ...Origin,
     ...Titled,
     status: Enum(['draft', 'published']),
-    video_url: Nullable(Type.String()),
+    video_url: Nullable(Type.String({ format: 'uri' })),
     video_asset_id: Nullable(Uuid()),
     thumbnail_asset_id: Nullable(Uuid()),
     product_ids: Type.Array(Uuid()),

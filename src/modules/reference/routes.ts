@@ -16,7 +16,7 @@ export const MediaAsset = component(
   'MediaAsset',
   Type.Object({
     id: Uuid(),
-    url: Type.String(),
+    url: Type.String({ format: 'uri' }),
     kind: Enum(['image', 'video']),
     alt: Nullable(Type.String()),
     source: Enum(['native', 'connected']),
