@@ -92,6 +92,11 @@ function recordFor(actor: Actor, url: string, param: string): string {
     collections: A.collection,
     'social-videos': A.video,
     events: restricted ? A.event1 : A.event2,
+    inventory: restricted ? A.inv1 : A.inv2,
+    locations: restricted ? A.l1 : A.l2,
+    vendors: A.vendor,
+    tags: A.tag,
+    'media-assets': A.asset,
   };
   const id = byCollection[collection];
   if (!id) throw new Error(`isolation matrix: no record for ${param} in ${url}; teach the test this route`);
@@ -135,6 +140,10 @@ function expectedStatus(actor: Actor, method: string, path: string): number[] | 
     'GET /events/:id': [404],
     'HEAD /events/:id': [404],
     'HEAD /fulfillments/:id': [404],
+    'GET /inventory/:id': [404],
+    'HEAD /inventory/:id': [404],
+    'GET /locations/:id': [404],
+    'HEAD /locations/:id': [404],
     'POST /fulfillments/:id/tracking': [404],
     'POST /fulfillments': [422],
     'POST /inventory/adjustments': [403],
@@ -163,6 +172,8 @@ describe('isolation matrix', () => {
       'POST /fulfillments',
       'POST /fulfillments/:id/tracking',
       'GET /inventory',
+      'GET /inventory/:id',
+      'GET /locations/:id',
       'POST /inventory/adjustments',
       'GET /events',
       'GET /events/:id',
