@@ -37,7 +37,7 @@ new Counter({
 
 export const rateLimited = counter(
   'mia_rate_limited_total',
-  'Requests refused with 429: limiter "api" (per key or client address) , "portal_sign_in" (failed sign-ins) or "portal_sends" (test events and resends of one endpoint).',
+  'Requests refused with 429: limiter "api" (per key or client address), "portal_sign_in" (failed sign-ins) or "portal_sends" (test events and resends of one endpoint).',
   ['limiter'],
 );
 
