@@ -89,6 +89,28 @@ describe('schemas for generators', () => {
   });
 });
 
+describe('problems', () => {
+  it('are named per set of codes and referenced, never written inline per operation (both documents)', async () => {
+    const docs = await openApiDocuments();
+    for (const doc of [docs.integration, docs.platform] as { paths: unknown; components: { schemas: Record<string, { allOf?: unknown[] }> } }[]) {
+      let inline = 0;
+      const walk = (node: unknown) => {
+        if (!node || typeof node !== 'object') return;
+        const allOf = (node as { allOf?: { $ref?: string }[] }).allOf;
+        if (allOf?.[0]?.$ref === '#/components/schemas/Problem') inline++;
+        for (const v of Object.values(node)) walk(v);
+      };
+      walk(doc.paths);
+      expect(inline).toBe(0);
+      expect(doc.components.schemas.NotFoundProblem.allOf).toEqual([
+        { $ref: '#/components/schemas/Problem' },
+        { type: 'object', properties: { code: { type: 'string', enum: ['not_found'] } } },
+      ]);
+    }
+    expect(Object.keys(docs.integration.components.schemas)).toContain('InsufficientScopeOrLocationForbiddenProblem');
+  });
+});
+
 describe('creates', () => {
   it('list Location on every create whose record has a GET, and only there', () => {
     const located = platformOperations.filter(([, op]) => op.responses['201']?.headers?.Location).map(([route]) => route);

@@ -67,9 +67,20 @@ function hoist(node: Json, schemas: Record<string, Json>): Json {
   return ref('schemas', name);
 }
 
+const pascal = (code: string) => code.replace(/(^|_)(\w)/g, (_m, _s, c: string) => c.toUpperCase());
+
+/**
+ * The problem an answer can be, its `code` narrowed to `codes`: a named component per set of codes
+ * (`NotFoundProblem`, `InsufficientScopeOrLocationForbiddenProblem`), so a generator makes one
+ * type per set instead of one per operation and status.
+ */
 function problemSchema(codes: ErrorCode[]): Json {
   if (codes.length === 1 && codes[0] === 'validation_failed') return ref('schemas', 'ValidationProblem');
-  return { allOf: [ref('schemas', 'Problem'), { type: 'object', properties: { code: { type: 'string', enum: codes } } }] };
+  const sorted = [...codes].sort();
+  return {
+    'x-component': `${sorted.map(pascal).join('Or')}Problem`,
+    allOf: [ref('schemas', 'Problem'), { type: 'object', properties: { code: { type: 'string', enum: sorted } } }],
+  };
 }
 
 /** The error responses: problem+json, `code` narrowed to what the operation can answer. */
@@ -230,7 +241,7 @@ export function publishedDocuments(generated: Json, prefixes: { integration: str
     schemas,
     headers: HEADERS,
     parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
-    responses: CONNECTION_RESPONSES,
+    responses: hoist(clone(CONNECTION_RESPONSES), schemas),
   };
   const view = (prefix: string, extra: Json) => {
     const own = Object.fromEntries(Object.entries(paths).filter(([p]) => p.startsWith(prefix)));
