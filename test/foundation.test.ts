@@ -59,7 +59,13 @@ describe('authentication', () => {
     const res = json(created, 201, 'createApiKey');
     // The create points at the record's GET (contract §1), in the operator API too.
     expect(created.headers.location).toBe(`/api/platform/v1/merchants/${m.id}/api-keys/${res.data.id}`);
-    expect(json(await t.app.inject({ method: 'GET', url: String(created.headers.location), headers: { authorization: `Bearer ${t.config.platformAdminToken}` } }), 200, 'getApiKey').data.id).toBe(res.data.id);
+    expect(
+      json(
+        await t.app.inject({ method: 'GET', url: String(created.headers.location), headers: { authorization: `Bearer ${t.config.platformAdminToken}` } }),
+        200,
+        'getApiKey',
+      ).data.id,
+    ).toBe(res.data.id);
     expect(res.data.secret).toMatch(/^mia_sk_[A-Za-z0-9_-]{43}$/);
     expect(res.data.prefix).toBe(res.data.secret.slice(0, 13));
     expect(res.data.location_ids).toBeNull();
@@ -94,7 +100,17 @@ describe('authentication', () => {
         .filter(([method, op]) => method === 'get' && !path.includes('{') && op.security)
         .map(([, op]) => ({ path: path.replace('/api/integrations/v1', ''), op })),
     );
-    expect(guarded.map((g) => g.path)).toEqual(['/products', '/collections', '/social-videos', '/orders', '/fulfillments', '/inventory', '/vendors', '/tags', '/media-assets']);
+    expect(guarded.map((g) => g.path)).toEqual([
+      '/products',
+      '/collections',
+      '/social-videos',
+      '/orders',
+      '/fulfillments',
+      '/inventory',
+      '/vendors',
+      '/tags',
+      '/media-assets',
+    ]);
     for (const { path, op } of guarded) {
       const [scope] = op.security![0].bearerAuth;
       expect(op.security).toEqual([{ bearerAuth: [scope] }, { apiKeyHeader: [scope] }]);

@@ -83,8 +83,9 @@ describe('schemas for generators', () => {
     walk(docs.integration, 'integration');
     walk(docs.platform, 'platform');
     expect(unions).toEqual([]);
-    const kind = (docs.platform as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } } }> })
-      .paths['/api/platform/v1/merchants/{merchant_id}/media-assets'].post.requestBody.content['application/json'].schema.properties.kind;
+    const kind = (
+      docs.platform as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } } }> }
+    ).paths['/api/platform/v1/merchants/{merchant_id}/media-assets'].post.requestBody.content['application/json'].schema.properties.kind;
     expect(kind).toEqual({ type: 'string', enum: ['image', 'video'] });
   });
 });

@@ -105,34 +105,36 @@ const PAGE_JSON = inventoryJson('page', 'page');
 // in the same select, PostgreSQL built it below its sort whenever it chose to sort (as it may when
 // the merchant's rows are a few pages: 600 rows, a page of 250), for every row rather than the
 // page's (2.3 ms against 1.4 there); it counts the JSON as a few cheap operators.
-const inventoryPage = statement((db, v: Scope & PageValues & { id: string | null; variantId: string | null; sku: string | null; locationId: string | null }) => {
-  let q = db
-    .selectFrom('inventory_levels')
-    .innerJoin('variants', 'variants.id', 'inventory_levels.variant_id')
-    .select([
-      'inventory_levels.id',
-      'inventory_levels.variant_id',
-      'inventory_levels.location_id',
-      'inventory_levels.on_hand',
-      'inventory_levels.committed',
-      'inventory_levels.updated_at',
-      'variants.product_id',
-      'variants.sku',
-    ])
-    .where(ofMerchant('inventory_levels', v))
-    // The variant's own merchant filter lets `?sku=` start from variants_sku (merchant_id, sku).
-    .where(ofMerchant('variants', v))
-    .where(atVisibleLocation('inventory_levels.location_id', v));
-  if (v.id !== null) q = q.where('inventory_levels.id', '=', v.id);
-  if (v.variantId !== null) q = q.where('inventory_levels.variant_id', '=', v.variantId);
-  if (v.sku !== null) q = q.where('variants.sku', '=', v.sku);
-  if (v.locationId !== null) q = q.where('inventory_levels.location_id', '=', v.locationId);
-  return db
-    .selectFrom(keysetPage(q, 'inventory_levels', v).as('page'))
-    .select(['page.id', isoSql('page.updated_at').as('updated_at'), PAGE_JSON.as('json')])
-    .orderBy('page.updated_at')
-    .orderBy('page.id');
-});
+const inventoryPage = statement(
+  (db, v: Scope & PageValues & { id: string | null; variantId: string | null; sku: string | null; locationId: string | null }) => {
+    let q = db
+      .selectFrom('inventory_levels')
+      .innerJoin('variants', 'variants.id', 'inventory_levels.variant_id')
+      .select([
+        'inventory_levels.id',
+        'inventory_levels.variant_id',
+        'inventory_levels.location_id',
+        'inventory_levels.on_hand',
+        'inventory_levels.committed',
+        'inventory_levels.updated_at',
+        'variants.product_id',
+        'variants.sku',
+      ])
+      .where(ofMerchant('inventory_levels', v))
+      // The variant's own merchant filter lets `?sku=` start from variants_sku (merchant_id, sku).
+      .where(ofMerchant('variants', v))
+      .where(atVisibleLocation('inventory_levels.location_id', v));
+    if (v.id !== null) q = q.where('inventory_levels.id', '=', v.id);
+    if (v.variantId !== null) q = q.where('inventory_levels.variant_id', '=', v.variantId);
+    if (v.sku !== null) q = q.where('variants.sku', '=', v.sku);
+    if (v.locationId !== null) q = q.where('inventory_levels.location_id', '=', v.locationId);
+    return db
+      .selectFrom(keysetPage(q, 'inventory_levels', v).as('page'))
+      .select(['page.id', isoSql('page.updated_at').as('updated_at'), PAGE_JSON.as('json')])
+      .orderBy('page.updated_at')
+      .orderBy('page.id');
+  },
+);
 
 /** One page of inventory rows as the API shows them, limited to the caller's locations: one statement. */
 export async function selectInventoryPage(db: Database, scope: Scope, page: PageRequest, f: InventoryFilters) {

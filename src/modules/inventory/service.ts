@@ -5,7 +5,16 @@ import { emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
 import { AppError, found, invalid, invalidFields, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
-import { adjustmentTargets, inventoryUpdated, knownLocations, levelKey, moveStock, selectInventoryPage, selectInventoryRow, type StockMove } from './queries.ts';
+import {
+  adjustmentTargets,
+  inventoryUpdated,
+  knownLocations,
+  levelKey,
+  moveStock,
+  selectInventoryPage,
+  selectInventoryRow,
+  type StockMove,
+} from './queries.ts';
 import type { Adjustment, InventoryFilters, InventoryRow } from './schemas.ts';
 
 /**

@@ -172,7 +172,10 @@ describe('order intake (operator API)', () => {
     // The cancel's body can only be {}: a field is 422 and a body that is not JSON 415, but none at all is {} (as other actions take none).
     const cancelUrl = `/api/platform/v1/merchants/${m.id}/orders/${ok.id}/cancel`;
     const operator = { authorization: `Bearer ${t.config.platformAdminToken}` };
-    expect(json(await m.op('POST', `/orders/${ok.id}/cancel`, { reason: 'x' }), 422, 'cancelOrder').errors?.[0]).toMatchObject({ path: '/reason', code: 'unknown_field' });
+    expect(json(await m.op('POST', `/orders/${ok.id}/cancel`, { reason: 'x' }), 422, 'cancelOrder').errors?.[0]).toMatchObject({
+      path: '/reason',
+      code: 'unknown_field',
+    });
     const text = await t.app.inject({ method: 'POST', url: cancelUrl, headers: { ...operator, 'content-type': 'text/plain' }, payload: 'cancel' });
     expect(json(text, 415, 'cancelOrder').code).toBe('unsupported_media_type');
     expect(json(await t.app.inject({ method: 'POST', url: cancelUrl, headers: operator }), 200, 'cancelOrder').data.status).toBe('cancelled');

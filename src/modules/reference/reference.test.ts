@@ -39,7 +39,11 @@ describe('each by id', () => {
     const other = await t.merchant({ locations: 1 });
     const vendor = json(await m.op('POST', '/vendors', { name: 'By id' }), 201, 'createVendor').data;
     const tag = json(await m.op('POST', '/tags', { name: 'by-id' }), 201, 'createTag').data;
-    const asset = json(await m.op('POST', '/media-assets', { url: 'https://img.example.com/by-id.jpg', kind: 'image', alt: 'A' }), 201, 'createMediaAsset').data;
+    const asset = json(
+      await m.op('POST', '/media-assets', { url: 'https://img.example.com/by-id.jpg', kind: 'image', alt: 'A' }),
+      201,
+      'createMediaAsset',
+    ).data;
     const theirs = json(await other.op('POST', '/vendors', { name: 'Theirs' }), 201, 'createVendor').data;
 
     expect(json(await t.api(key, 'GET', `/vendors/${vendor.id}`), 200, 'getVendor').data).toEqual(vendor);

@@ -72,7 +72,12 @@ export const FulfillmentSchema = component(
     status: FulfillmentStatus,
     carrier_name: Text,
     service_level: Text,
-    tracking: Nullable(component('Tracking', Type.Object({ tracking_number: Type.String(), tracking_url: Nullable(Type.String({ format: 'uri' })), carrier_name: Text, service_level: Text }))),
+    tracking: Nullable(
+      component(
+        'Tracking',
+        Type.Object({ tracking_number: Type.String(), tracking_url: Nullable(Type.String({ format: 'uri' })), carrier_name: Text, service_level: Text }),
+      ),
+    ),
     items: Type.Array(component('FulfillmentItem', Type.Object({ merchant_order_item_id: Uuid(), quantity: Type.Integer() }))),
     created_at: Timestamp(),
     updated_at: Timestamp(),
