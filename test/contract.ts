@@ -99,6 +99,13 @@ function deref<T>(doc: Document, node: T | Ref | undefined): T | undefined {
   return m ? (doc.components[m[1]]?.[m[2]] as T | undefined) : (node as T | undefined);
 }
 
+/** The JSON schema of an operation's JSON request body in a published document, its `$ref` followed. */
+export function requestBodySchema(doc: unknown, path: string, method: string): DocumentNode {
+  const d = doc as Document & { paths: Record<string, Record<string, DocumentNode>> };
+  const body = d.paths[path][method].requestBody as DocumentNode;
+  return deref<DocumentNode>(d, body.content['application/json'].schema);
+}
+
 export interface ObservedResponse {
   method: string;
   /** The route's URL template as Fastify knows it (`/api/integrations/v1/orders/:id`). */

@@ -4,7 +4,7 @@ import { openApiDocuments } from '../scripts/openapi.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { postgresDatabase } from '../src/db/database.ts';
-import { responseViolations, webhookViolations } from './contract.ts';
+import { requestBodySchema, responseViolations, webhookViolations } from './contract.ts';
 
 type Operation = { operationId?: string; summary?: string; responses: Record<string, { description: string; headers?: Record<string, unknown> }> };
 type Paths = { paths: Record<string, Record<string, Operation>> };
@@ -83,9 +83,7 @@ describe('schemas for generators', () => {
     walk(docs.integration, 'integration');
     walk(docs.platform, 'platform');
     expect(unions).toEqual([]);
-    const kind = (
-      docs.platform as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } } }> }
-    ).paths['/api/platform/v1/merchants/{merchant_id}/media-assets'].post.requestBody.content['application/json'].schema.properties.kind;
+    const kind = requestBodySchema(docs.platform, '/api/platform/v1/merchants/{merchant_id}/media-assets', 'post').properties.kind;
     expect(kind).toEqual({ type: 'string', enum: ['image', 'video'] });
   });
 });

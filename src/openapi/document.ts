@@ -67,7 +67,8 @@ function hoist(node: Json, schemas: Record<string, Json>): Json {
   return ref('schemas', name);
 }
 
-const pascal = (code: string) => code.replace(/(^|_)(\w)/g, (_m, _s, c: string) => c.toUpperCase());
+/** 'not_found' → 'NotFound', 'createProduct' → 'CreateProduct'. */
+const pascal = (name: string) => name.replace(/(^|_)(\w)/g, (_m, _s, c: string) => c.toUpperCase());
 
 /**
  * The problem an answer can be, its `code` narrowed to `codes`: a named component per set of codes
@@ -136,6 +137,10 @@ function shapeOperation(op: Json, options: { integration: boolean }) {
     return p;
   });
   if (op.parameters.length === 0) delete op.parameters;
+  // A request body is a named component (`CreateProductRequest`), as generators would name it anyway,
+  // so the name is stable and the document says it once.
+  const body = op.requestBody?.content?.['application/json'];
+  if (body?.schema && !body.schema.$ref && !body.schema['x-component']) body.schema = { ...body.schema, 'x-component': `${pascal(op.operationId)}Request` };
   shapeResponses(op, idempotent, options.integration);
   op.responses['408'] = ref('responses', 'RequestTimeout');
   op.responses['431'] = ref('responses', 'HeadersTooLarge');

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.ts';
 import { hashSecret, keyStore } from '../../http/keys.ts';
 import { json, OPERATOR_TOKEN, onPostgres, problem, startTestApp, untypedJson, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { requestBodySchema } from '../../../test/contract.ts';
 import { waitFor } from '../../../test/wait.ts';
 import { spawnQuietService } from '../../../test/service-process.ts';
 import { fingerprint } from '../../../test/fingerprint.ts';
@@ -22,8 +23,6 @@ beforeAll(async () => {
   await waitFor(() => (keyStore(t.database.db).trusted ? true : undefined), { what: 'the key cache to be trusted', deadlineMs: 15_000 });
 });
 afterAll(() => t?.close());
-
-type RequestBody = { requestBody: { content: Record<string, { schema: { properties: Record<string, { anyOf?: unknown[] }> } }> } };
 
 const keyLookups = (queries: string[]) => queries.filter((q) => /from "api_keys"/.test(q) && /"secret_hash"/.test(q)).length;
 const keyTouches = (queries: string[]) => queries.filter((q) => /^update "api_keys" set "last_used_at"/.test(q)).length;
@@ -108,11 +107,8 @@ describe('location restriction', () => {
   });
 
   it('the operator document says location_ids, when given, lists at least one location', async () => {
-    const doc = untypedJson<{ paths: Record<string, Record<string, RequestBody>> }>(
-      await t.app.inject({ method: 'GET', url: '/api/platform/v1/openapi.json' }),
-      200,
-    );
-    const field = doc.paths['/api/platform/v1/merchants/{merchant_id}/api-keys'].post.requestBody.content['application/json'].schema.properties.location_ids;
+    const doc = untypedJson<unknown>(await t.app.inject({ method: 'GET', url: '/api/platform/v1/openapi.json' }), 200);
+    const field = requestBodySchema(doc, '/api/platform/v1/merchants/{merchant_id}/api-keys', 'post').properties.location_ids;
     expect(field.anyOf).toEqual([
       { type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: 100, uniqueItems: true },
       { type: 'null' },

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { countStatements, ISO_TIMESTAMP, json, startMerchantApp, untypedJson, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
-import type { DocumentNode, DocumentShape } from '../../../test/contract.ts';
+import { requestBodySchema, type DocumentShape } from '../../../test/contract.ts';
 import { events, ledger, makeProduct, placeOrder, WAREHOUSE, syncConnectedProduct, type MadeProduct } from '../../../test/fixtures.ts';
 
 let t: TestApp;
@@ -154,8 +154,7 @@ describe('POST /inventory/adjustments', () => {
 
   it('the document publishes "variant_id or sku" as JSON Schema; the service still answers it with its own field error', async () => {
     const doc = untypedJson<DocumentShape>(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
-    const requestBody = doc.paths['/api/integrations/v1/inventory/adjustments'].post.requestBody as DocumentNode;
-    const row = requestBody.content['application/json'].schema.properties.adjustments.items;
+    const row = requestBodySchema(doc, '/api/integrations/v1/inventory/adjustments', 'post').properties.adjustments.items;
     expect(row.allOf).toEqual([{ anyOf: [{ required: ['variant_id'] }, { required: ['sku'] }] }]);
     const res = await refusedBatch(key, [
       { fulfillment_location_id: m.locations[0], adjustment: 1 },

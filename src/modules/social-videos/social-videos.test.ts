@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../../scripts/openapi.ts';
 import { json, startMerchantApp, type TestApp } from '../../../test/helpers.ts';
+import { requestBodySchema } from '../../../test/contract.ts';
 
 let t: TestApp;
 let key: string;
@@ -39,9 +40,7 @@ describe('social videos', () => {
   });
 
   it('the document states the rule: the create body is oneOf video_url / video_asset_id', async () => {
-    type Doc = { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { oneOf?: unknown[] } }> } }>> };
-    const doc = (await openApiDocument()) as Doc;
-    const schema = doc.paths['/api/integrations/v1/social-videos'].post.requestBody.content['application/json'].schema;
+    const schema = requestBodySchema(await openApiDocument(), '/api/integrations/v1/social-videos', 'post');
     expect(schema.oneOf).toEqual([
       { required: ['video_url'], properties: { video_url: { type: 'string', maxLength: 2048 } } },
       { required: ['video_asset_id'], properties: { video_asset_id: { type: 'string', format: 'uuid' } } },
