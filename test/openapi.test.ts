@@ -86,6 +86,18 @@ describe('schemas for generators', () => {
     const kind = requestBodySchema(docs.platform, '/api/platform/v1/merchants/{merchant_id}/media-assets', 'post').properties.kind;
     expect(kind).toEqual({ type: 'string', enum: ['image', 'video'] });
   });
+
+  it('answers keep the enums their requests have: key scopes, endpoint events, a delivery event type', async () => {
+    const schemas = (
+      (await openApiDocuments()).platform as {
+        components: { schemas: Record<string, { properties: Record<string, { items?: { enum?: string[] }; enum?: string[] }> }> };
+      }
+    ).components.schemas;
+    expect(schemas.ApiKey.properties.scopes.items?.enum).toContain('fulfillments.tracking.write');
+    expect(schemas.WebhookEndpoint.properties.events.items?.enum).toContain('inventory.updated');
+    expect(schemas.WebhookEndpoint.properties.events.items?.enum).not.toContain('ping');
+    expect(schemas.WebhookDelivery.properties.event_type.enum).toContain('ping');
+  });
 });
 
 describe('problems', () => {

@@ -1,6 +1,6 @@
 // API key records and the body that creates one (operator API, portal and the operator CLI).
 import { Type, type Static } from 'typebox';
-import { Literals, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Enum, Literals, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { SCOPES } from '../../http/scopes.ts';
 import { LocationRestriction } from '../../http/location-restriction.ts';
 
@@ -8,7 +8,7 @@ export const ApiKey = Type.Object({
   id: Uuid(),
   label: Type.String(),
   prefix: Type.String(),
-  scopes: Type.Array(Type.String()),
+  scopes: Type.Array(Enum(SCOPES)),
   location_ids: Nullable(Type.Array(Uuid())),
   created_at: Timestamp(),
   last_used_at: Nullable(Timestamp()),

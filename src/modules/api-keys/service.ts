@@ -6,9 +6,13 @@ import { invalidFields, notFound } from '../../http/errors.ts';
 import { hashSecret, KEY_PREFIX, keyStore } from '../../http/keys.ts';
 import { checkLocationIds, storedLocationIds } from '../../http/location-restriction.ts';
 import { iso, isoOrNull } from '../../http/serialize.ts';
-import { SCOPES } from '../../http/scopes.ts';
+import { SCOPES, type Scope } from '../../http/scopes.ts';
 import { countKeyListeners, insertApiKey, markRevoked, selectApiKey, selectApiKeys, type ApiKeyRow } from './queries.ts';
 import type { ApiKey, ApiKeyBody } from './schemas.ts';
+
+// The column holds what the body schema let in; the guard gives the presenter the published enum's type.
+const known = new Set<string>(SCOPES);
+const isScope = (scope: string): scope is Scope => known.has(scope);
 
 const PREFIX_SHOWN = KEY_PREFIX.length + 6;
 
@@ -17,7 +21,7 @@ export function presentApiKey(k: ApiKeyRow): ApiKey {
     id: k.id,
     label: k.label,
     prefix: k.prefix,
-    scopes: k.scopes,
+    scopes: k.scopes.filter(isScope),
     location_ids: k.location_ids,
     created_at: iso(k.created_at),
     last_used_at: isoOrNull(k.last_used_at),

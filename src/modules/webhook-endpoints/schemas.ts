@@ -1,14 +1,14 @@
 // Webhook endpoints, deliveries and attempts as the portal shows them.
 import { Type, type Static } from 'typebox';
 import { LocationRestriction } from '../../http/location-restriction.ts';
-import { Literals, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Enum, Literals, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { EVENT_TYPES } from '../../events/outbox.ts';
 
 export const Endpoint = Type.Object({
   id: Uuid(),
   url: Type.String(),
   description: Nullable(Type.String()),
-  events: Type.Array(Type.String()),
+  events: Type.Array(Enum(EVENT_TYPES)),
   location_ids: Nullable(Type.Array(Uuid())),
   status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
   created_at: Timestamp(),
@@ -72,7 +72,7 @@ export const DeliveryStatus = Type.Union([Type.Literal('pending'), Type.Literal(
 export const Delivery = Type.Object({
   id: Uuid(),
   event_id: Uuid(),
-  event_type: Type.String(),
+  event_type: Enum([...EVENT_TYPES, 'ping']),
   status: DeliveryStatus,
   attempts: Type.Integer(),
   last_status_code: Nullable(Type.Integer()),

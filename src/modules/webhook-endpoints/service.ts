@@ -6,7 +6,7 @@ import { AppError, invalidFields, notFound, type FieldError } from '../../http/e
 import { checkLocationIds, storedLocationIds } from '../../http/location-restriction.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import { iso, isoOrNull } from '../../http/serialize.ts';
-import { emitEvent } from '../../events/outbox.ts';
+import { EVENT_TYPES, emitEvent, type EventType } from '../../events/outbox.ts';
 import {
   countEndpointsLocked,
   deleteEndpointRow,
@@ -29,6 +29,11 @@ import {
 import { savedUrlRefusal } from './endpoint-url.ts';
 import type { Delivery, Endpoint, EndpointBody, EndpointPatch } from './schemas.ts';
 
+// The columns hold what the body schemas let in; the guards give the presenters the published enums' types.
+const subscribable = new Set<string>(EVENT_TYPES);
+const isEventType = (type: string): type is EventType => subscribable.has(type);
+const isDeliveredType = (type: string): type is Delivery['event_type'] => type === 'ping' || subscribable.has(type);
+
 const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
 export function presentEndpoint(e: EndpointRow): Endpoint {
@@ -36,7 +41,7 @@ export function presentEndpoint(e: EndpointRow): Endpoint {
     id: e.id,
     url: e.url,
     description: e.description,
-    events: e.events,
+    events: e.events.filter(isEventType),
     location_ids: e.location_ids,
     status: e.status,
     created_at: iso(e.created_at),
@@ -45,6 +50,7 @@ export function presentEndpoint(e: EndpointRow): Endpoint {
 }
 
 export function presentDelivery(d: DeliveryRow): Delivery {
+  if (!isDeliveredType(d.event_type)) throw new Error(`delivery ${d.id} carries an unknown event type ${d.event_type}`);
   return {
     id: d.id,
     event_id: d.event_id,
