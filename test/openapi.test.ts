@@ -87,6 +87,18 @@ describe('schemas for generators', () => {
     expect(kind).toEqual({ type: 'string', enum: ['image', 'video'] });
   });
 
+  it('a comma-separated filter is an array sent style form, unexploded; a status filter refers to the status enum', async () => {
+    type Param = { name: string; schema: { type?: string; items?: { enum?: string[] }; $ref?: string }; style?: string; explode?: boolean };
+    const params = (path: string) =>
+      (operations.find(([route]) => route === `GET /api/integrations/v1${path}`)![1] as unknown as { parameters: Param[] }).parameters;
+    const types = params('/events').find((p) => p.name === 'types')!;
+    expect(types).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', minItems: 1 } });
+    expect(types.schema.items?.enum).toContain('inventory.updated');
+    expect(types.schema.items?.enum).not.toContain('ping');
+    expect(params('/orders').find((p) => p.name === 'status')!.schema).toEqual({ $ref: '#/components/schemas/OrderStatus' });
+    expect(params('/fulfillments').find((p) => p.name === 'status')!.schema).toEqual({ $ref: '#/components/schemas/FulfillmentStatus' });
+  });
+
   it('answers keep the enums their requests have: key scopes, endpoint events, a delivery event type', async () => {
     const schemas = (
       (await openApiDocuments()).platform as {

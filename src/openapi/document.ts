@@ -223,6 +223,25 @@ function discriminateByType(schemas: Record<string, Json>): void {
   }
 }
 
+/**
+ * A query parameter as generators should see it: a comma-separated list (`x-comma-separated`: the
+ * item's schema) is an array sent `style: form, explode: false` (`types=a,b`); an enum that a named
+ * schema already states (`status` and `OrderStatus`) refers to it, so one enum type is generated.
+ */
+function shapeParameter(p: Json, schemas: Record<string, Json>): void {
+  const items = p.schema?.['x-comma-separated'];
+  if (items) {
+    const { 'x-comma-separated': _items, ...text } = p.schema;
+    p.schema = { type: 'array', items, minItems: 1, description: `Sent as one comma-separated value (at most ${text.maxLength} characters).` };
+    Object.assign(p, { style: 'form', explode: false });
+    return;
+  }
+  const values = p.schema?.enum;
+  if (!Array.isArray(values) || p.schema.$ref) return;
+  const same = Object.entries(schemas).find(([, s]) => s.type === p.schema.type && JSON.stringify(s.enum) === JSON.stringify(values));
+  if (same) p.schema = ref('schemas', same[0]);
+}
+
 export function publishedDocuments(generated: Json, prefixes: { integration: string; platform: string }, parts: DocumentParts) {
   const schemas: Record<string, Json> = {};
   hoist({ ...clone(Problem), 'x-component': 'Problem' }, schemas);
@@ -237,6 +256,7 @@ export function publishedDocuments(generated: Json, prefixes: { integration: str
     for (const op of Object.values<Json>(item)) shapeOperation(op, { integration });
     paths[path] = hoist(item, schemas);
   }
+  for (const item of Object.values<Json>(paths)) for (const op of Object.values<Json>(item)) for (const p of op.parameters ?? []) shapeParameter(p, schemas);
   const webhooks = hoist(clone(parts.webhooks), schemas);
   for (const node of [paths, webhooks, schemas]) literalUnionsAsEnums(node);
   discriminateByType(schemas);

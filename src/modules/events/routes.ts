@@ -6,7 +6,8 @@ import type { EventEnvelope } from '../../events/envelope.ts';
 import { ctxOf } from '../../http/context.ts';
 import { invalid } from '../../http/errors.ts';
 import { DEFAULT_LIMIT, PageQuery, positionCursor } from '../../http/paging.ts';
-import { GET_ERRORS, IdParams, LIST_ERRORS, Many, One, problems } from '../../http/schemas.ts';
+import { Enum, GET_ERRORS, IdParams, LIST_ERRORS, Many, One, problems } from '../../http/schemas.ts';
+import { EVENT_TYPES } from '../../events/outbox.ts';
 import { EventPosition, FeedEvent } from './schemas.ts';
 import { getEvent, listEvents, type FeedCtx } from './service.ts';
 
@@ -20,6 +21,8 @@ const ListQuery = Type.Object(
         minLength: 1,
         maxLength: 1000,
         description: 'Comma-separated event types, e.g. `order.created,inventory.updated`; each needs its read scope.',
+        // Published as an array of event types sent comma-separated (style form, explode false).
+        'x-comma-separated': Enum(EVENT_TYPES),
       }),
     ),
   },
