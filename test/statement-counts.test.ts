@@ -118,9 +118,11 @@ describe('statements per request do not grow with its size', () => {
     const baseline = 1;
     const order = json(await t.api(key, 'GET', '/orders?limit=1'), 200, 'listOrders').data[0];
     const fulfillment = json(await t.api(key, 'GET', '/fulfillments?limit=1'), 200, 'listFulfillments').data[0];
+    const row = json(await t.api(key, 'GET', '/inventory?limit=1'), 200, 'listInventory').data[0];
     const gets = [
       [`/orders/${order.id}`, 'getOrder'],
       [`/fulfillments/${fulfillment.id}`, 'getFulfillment'],
+      [`/inventory/${row.id}`, 'getInventoryRow'],
     ] as const;
     for (const [path, operation] of gets) {
       const one = await statements(async () => json(await t.api(key, 'GET', path), 200, operation));
