@@ -134,6 +134,14 @@ describe('problems', () => {
   });
 });
 
+describe('request bodies', () => {
+  it("are required, except the operator cancel's, which may be left out", () => {
+    const body = (route: string) => (platformOperations.find(([r]) => r === route)![1] as unknown as { requestBody: { required?: boolean } }).requestBody;
+    expect(body('POST /api/platform/v1/merchants/{merchant_id}/orders/{order_id}/cancel').required).toBe(false);
+    expect(body('POST /api/platform/v1/merchants/{merchant_id}/orders').required).toBe(true);
+  });
+});
+
 describe('creates', () => {
   it('list Location on every create whose record has a GET, and only there', () => {
     const located = platformOperations.filter(([, op]) => op.responses['201']?.headers?.Location).map(([route]) => route);

@@ -366,13 +366,15 @@ describe('limits on what the portal sends', () => {
     portalJson(await call(s, 'POST', '/webhook-endpoints', endpointBody), 201, 'POST /portal/api/webhook-endpoints');
   });
 
-  it('test events and resends: 10 per endpoint per minute, then 429 with Retry-After; another endpoint keeps its own count', async () => {
+  it('test events and resends: 10 per endpoint and 30 per merchant a minute, then 429 with Retry-After; refused and unknown ones count nothing', async () => {
     const { s } = await merchantWithUser('pings@acme.test');
-    const [a, b] = [0, 1].map(() => call(s, 'POST', '/webhook-endpoints', endpointBody));
-    const one = portalJson(await a, 201, 'POST /portal/api/webhook-endpoints').data;
-    const two = portalJson(await b, 201, 'POST /portal/api/webhook-endpoints').data;
-    const ping = portalJson(await call(s, 'POST', `/webhook-endpoints/${one.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test').data;
-    for (let i = 0; i < 4; i++) portalJson(await call(s, 'POST', `/webhook-endpoints/${one.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test');
+    const endpoints = [];
+    for (let i = 0; i < 4; i++)
+      endpoints.push(portalJson(await call(s, 'POST', '/webhook-endpoints', endpointBody), 201, 'POST /portal/api/webhook-endpoints').data);
+    const [one, two, three, four] = endpoints;
+    const test = (id: string) => call(s, 'POST', `/webhook-endpoints/${id}/test`);
+    const ping = portalJson(await test(one.id), 200, 'POST /portal/api/webhook-endpoints/:id/test').data;
+    for (let i = 0; i < 4; i++) portalJson(await test(one.id), 200, 'POST /portal/api/webhook-endpoints/:id/test');
     for (let i = 0; i < 5; i++) {
       const resend = await call(s, 'POST', `/webhook-endpoints/${one.id}/deliveries/${ping.id}/resend`);
       portalJson(resend, 200, 'POST /portal/api/webhook-endpoints/:id/deliveries/:d/resend');
@@ -388,7 +390,13 @@ describe('limits on what the portal sends', () => {
     }
     const log = portalJson(await call(s, 'GET', `/webhook-endpoints/${one.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;
     expect(log).toHaveLength(10);
-    portalJson(await call(s, 'POST', `/webhook-endpoints/${two.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test');
+    // Another merchant's endpoint, or none, is 404 and uses up nothing.
+    const stranger = await t.merchant();
+    const theirs = json(await stranger.op('POST', '/webhook-endpoints', endpointBody), 201, 'createWebhookEndpoint').data;
+    for (const id of [theirs.id, '00000000-0000-4000-8000-000000000000']) expect(problem(await test(id), 404).code).toBe('not_found');
+    // Across endpoints the merchant sends 30 a minute: 10 made on one (the refused two counted nothing), 10 on two, 10 on three.
+    for (const e of [two, three]) for (let i = 0; i < 10; i++) portalJson(await test(e.id), 200, 'POST /portal/api/webhook-endpoints/:id/test');
+    expect(problem(await test(four.id), 429).detail).toBe("At most 30 test events and resends per minute across the merchant's endpoints. Try again later.");
   });
 });
 

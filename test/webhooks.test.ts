@@ -115,6 +115,13 @@ describe('delivery', () => {
     expect(next.meta).toEqual({ limit: 2, next_cursor: null });
     const deliveries = `/webhook-endpoints/${ep.id}/deliveries?cursor=${encodeURIComponent(first.meta.next_cursor!)}`;
     expect(problem(await m.op('GET', deliveries), 400).code).toBe('malformed_request');
+    // Another delivery of the same endpoint does not take this delivery's cursor.
+    await t.api(key, 'POST', '/products', { title: 'Second delivery' });
+    await worker.tick();
+    const other = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data.find((x) => x.id !== d.id)!;
+    const crossed = `/webhook-endpoints/${ep.id}/deliveries/${other.id}/attempts?cursor=${encodeURIComponent(first.meta.next_cursor!)}`;
+    expect(problem(await m.op('GET', crossed), 400).code).toBe('malformed_request');
+    expect(json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries/${other.id}/attempts`), 200, 'listWebhookAttempts').data).toHaveLength(1);
   });
 
   it("a receiver's answer holding NUL, a pair cut at the excerpt's end or a character split between chunks is logged, and the delivery settles", async () => {

@@ -140,6 +140,11 @@ function shapeOperation(op: Json, options: { integration: boolean }) {
   // A request body is a named component (`CreateProductRequest`), as generators would name it anyway,
   // so the name is stable and the document says it once.
   const body = op.requestBody?.content?.['application/json'];
+  if (body?.schema?.['x-body-optional']) {
+    const { 'x-body-optional': _optional, ...schema } = body.schema;
+    body.schema = schema;
+    op.requestBody.required = false;
+  }
   if (body?.schema && !body.schema.$ref && !body.schema['x-component']) body.schema = { ...body.schema, 'x-component': `${pascal(op.operationId)}Request` };
   shapeResponses(op, idempotent, options.integration);
   op.responses['408'] = ref('responses', 'RequestTimeout');
@@ -183,10 +188,6 @@ export interface DocumentParts {
   platformTags: Json[];
 }
 
-/**
- * Splits the generated document (integration and operator operations together) into the two
- * published ones, each with only the components it references.
- */
 /**
  * `anyOf` of one-value enums (what a TypeBox union of literals becomes) written as one `enum`: the
  * same values, but generators outside TypeScript make an enum of it rather than a wrapper class per
@@ -242,6 +243,10 @@ function shapeParameter(p: Json, schemas: Record<string, Json>): void {
   if (same) p.schema = ref('schemas', same[0]);
 }
 
+/**
+ * Splits the generated document (integration and operator operations together) into the two
+ * published ones, each with only the components it references.
+ */
 export function publishedDocuments(generated: Json, prefixes: { integration: string; platform: string }, parts: DocumentParts) {
   const schemas: Record<string, Json> = {};
   hoist({ ...clone(Problem), 'x-component': 'Problem' }, schemas);

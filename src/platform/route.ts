@@ -50,7 +50,7 @@ interface Operation<Path extends string, A extends TSchema, B extends TSchema | 
 
 /** Where to read what a route created (the Location header of its answer). */
 interface Located<A extends TSchema> {
-  /** The URL of the record's GET, from the answer and the path's parameters (`m`: the merchant). */
+  /** The URL of the record's GET, from the answer and the path's parameters (`merchant_id`: the merchant). */
   location?: (data: DataOf<A>, params: Record<string, string>) => string;
 }
 
@@ -92,7 +92,8 @@ function register<Path extends string, A extends TSchema, B extends TSchema | un
     // The document lists the Location header on the answers that send it (src/openapi/document.ts).
     response: { [status]: location ? { ...answer, 'x-location': true } : answer, ...problems(...errorsOf(method, path, body !== undefined), ...extraErrors) },
     ...(params !== undefined && { params }),
-    ...(body !== undefined && { body }),
+    // A body that may be left out is marked so the document says it is optional (src/openapi/document.ts).
+    ...(body !== undefined && { body: emptyBodyOptional ? { ...body, 'x-body-optional': true } : body }),
   };
   app.route<Inputs<Path, B>>({
     method,

@@ -186,11 +186,13 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => ({ data: await listAttempts(ctx(req), req.params.id, req.params.d), request_id: req.id }),
   );
   app.post('/webhook-endpoints/:id/deliveries/:d/resend', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => {
+    await getEndpoint(ctx(req), req.params.id); // another merchant's or an unknown endpoint is 404, and counts nothing
     await sends.take(req.session!.merchantId, req.params.id);
     const copy = await resendDelivery(ctx(req), req.params.id, req.params.d);
     return { data: await deliveryDetail(ctx(req), req.params.id, copy.id), request_id: req.id };
   });
   app.post('/webhook-endpoints/:id/test', { schema: { ...hidden, params: Id, response: ok(DeliveryDetail) } }, async (req) => {
+    await getEndpoint(ctx(req), req.params.id);
     await sends.take(req.session!.merchantId, req.params.id);
     const ping = await sendTestEvent(ctx(req), req.params.id);
     return { data: await deliveryDetail(ctx(req), req.params.id, ping.id), request_id: req.id };

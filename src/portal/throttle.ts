@@ -71,22 +71,31 @@ export function signInThrottle(store: CounterStore, limits = SIGN_IN_LIMITS) {
 export type SignInThrottle = ReturnType<typeof signInThrottle>;
 
 /**
- * Test events and resends an endpoint may be sent from the portal, per fixed minute. Each one is a
- * post to a URL the merchant chose (retried for days when it fails), so a held-down button or a
- * script must not turn the service into a flood of someone's server.
+ * Test events and resends the portal sends, per fixed minute: per endpoint, and per merchant across
+ * its endpoints (so neither many endpoints at one URL nor deleting and re-creating an endpoint gets
+ * past the limit). Each one is a post to a URL the merchant chose (retried for days when it fails),
+ * so a held-down button or a script must not turn the service into a flood of someone's server.
  */
-export const SEND_LIMITS = { perEndpoint: 10, windowMs: 60_000 };
+export const SEND_LIMITS = { perEndpoint: 10, perMerchant: 30, windowMs: 60_000 };
 
 export function sendThrottle(store: CounterStore, limits = SEND_LIMITS) {
   return {
-    /** Counts a test event or resend to this endpoint; throws 429 when the minute's count is over. */
+    /**
+     * Counts a test event or resend to this endpoint (the caller has checked it is the merchant's);
+     * throws 429 when either minute's count is over. A refused send is not counted.
+     */
     async take(merchantId: string, endpointId: string): Promise<void> {
-      const count = await store.hit(`portal:sends:${merchantId}:${endpointId}`, limits.windowMs);
-      if (count.count <= limits.perEndpoint) return;
+      const keys = { endpoint: `portal:sends:${merchantId}:${endpointId}`, merchant: `portal:sends:${merchantId}` };
+      const [endpoint, merchant] = await Promise.all([store.hit(keys.endpoint, limits.windowMs), store.hit(keys.merchant, limits.windowMs)]);
+      const over = endpoint.count > limits.perEndpoint ? endpoint : merchant.count > limits.perMerchant ? merchant : null;
+      if (!over) return;
+      await Promise.all([store.undo(keys.endpoint), store.undo(keys.merchant)]);
       rateLimited.inc({ limiter: 'portal_sends' });
-      throw new AppError('rate_limited', `At most ${limits.perEndpoint} test events and resends per endpoint per minute. Try again later.`, undefined, {
-        'Retry-After': String(Math.max(1, Math.ceil(count.resetInMs / 1000))),
-      });
+      const detail =
+        over === endpoint
+          ? `At most ${limits.perEndpoint} test events and resends per endpoint per minute. Try again later.`
+          : `At most ${limits.perMerchant} test events and resends per minute across the merchant's endpoints. Try again later.`;
+      throw new AppError('rate_limited', detail, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(over.resetInMs / 1000))) });
     },
   };
 }
