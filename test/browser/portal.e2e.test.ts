@@ -366,6 +366,24 @@ describe('portal in a browser', () => {
     await shot('23-overview');
   }, 60_000);
 
+  it('at the endpoint limit, the form says why instead of pointing at fields', async () => {
+    const have = json(await m.op('GET', '/webhook-endpoints'), 200, 'listWebhookEndpoints').data.length;
+    // Endpoints for an event no test raises, so they receive nothing.
+    for (let i = have; i < 20; i++)
+      json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['collection.created'] }), 201, 'createWebhookEndpoint');
+    await nav('Webhooks').click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByLabel('URL').fill(receiver.url);
+    await page.getByRole('checkbox', { name: 'order.created' }).check();
+    await page.getByRole('button', { name: 'Add endpoint' }).last().click();
+    await page.getByText('A merchant has at most 20 webhook endpoints: delete one it no longer uses, or subscribe an existing one to more events.').waitFor();
+    expect(await page.getByText('Check the highlighted fields.').count()).toBe(0);
+    // The browser reports the refused request itself; that one is expected here.
+    expect(consoleErrors.splice(0)).toEqual(['Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)']);
+    await shot('23b-endpoint-limit');
+    await page.keyboard.press('Escape');
+  }, 60_000);
+
   it('at phone width: finds a request by id and reads a delivery', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const res = await fetch(`${loopback}/api/integrations/v1/products`, { headers: { authorization: `Bearer ${keySecret}` } });

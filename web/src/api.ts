@@ -68,12 +68,16 @@ export class ApiError extends Error {
   fields: Record<string, string>;
   constructor(status: number, body: { detail?: string; code?: string; errors?: FieldError[] }) {
     const fields: Record<string, string> = {};
-    for (const e of body.errors ?? []) fields[e.path.split('/')[1] ?? ''] ??= humanFieldMessage(e);
+    // An error at the whole body (path "", e.g. the merchant's endpoint limit) is no field's: the detail says it.
+    const whole = (body.errors ?? []).some((e) => e.path === '');
+    for (const e of body.errors ?? []) if (e.path !== '') fields[e.path.split('/')[1] ?? ''] ??= humanFieldMessage(e);
     const message =
       body.code === 'validation_failed'
-        ? Object.keys(fields).length
-          ? 'Check the highlighted fields.'
-          : 'Some values are not valid.'
+        ? whole && body.detail
+          ? body.detail
+          : Object.keys(fields).length
+            ? 'Check the highlighted fields.'
+            : 'Some values are not valid.'
         : status === 0
           ? 'The server could not be reached. Check your connection and try again.'
           : (body.detail ?? `Something went wrong (HTTP ${status}). Try again.`);
