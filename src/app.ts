@@ -21,7 +21,7 @@ import { webhookBacklog } from './events/backlog.ts';
 import { renderMetrics } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
-import { registerJsonBody } from './http/json-body.ts';
+import { registerJsonBody, takesBody } from './http/json-body.ts';
 import { problems } from './http/schemas.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
 import { integrationApi } from './modules/index.ts';
@@ -163,7 +163,7 @@ export async function buildApp(opts: AppOptions) {
   // A write whose route takes a body must send JSON: anything else is 415, even an empty body. An
   // action whose body can only be `{}` (an operator cancel) may send none at all, as other actions do.
   app.addHook('preValidation', (req, _reply, done) => {
-    if (!req.routeOptions.schema?.body || req.method === 'GET' || req.method === 'DELETE') return done();
+    if (!takesBody(req)) return done();
     const type = req.headers['content-type'] ?? '';
     if (req.routeOptions.config.emptyBodyOptional && type === '' && req.body === undefined && !hasBody(req.raw)) {
       req.body = {};

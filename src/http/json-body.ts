@@ -8,15 +8,18 @@
 // The JSON itself is still parsed by Fastify's parser; a prototype-poisoning key is 422 naming it
 // (it was 400 "not valid JSON").
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, invalidFields } from './errors.ts';
 import { escapePointer } from './validation.ts';
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
+/** The request's route takes a body (a write with a body schema). */
+export const takesBody = (req: FastifyRequest) => Boolean(req.routeOptions.schema?.body) && req.method !== 'GET' && req.method !== 'DELETE';
+
 export function registerJsonBody(app: FastifyInstance) {
   app.addHook('preParsing', (req, _reply, payload, done) => {
-    if (!req.routeOptions.schema?.body || req.method === 'GET' || req.method === 'DELETE') return done(null, payload);
+    if (!takesBody(req)) return done(null, payload);
     const encoding = req.headers['content-encoding']?.trim().toLowerCase();
     if (encoding && encoding !== 'identity') {
       return done(new AppError('unsupported_media_type', `Content-Encoding "${encoding}" is not supported: send the body uncompressed.`));

@@ -190,6 +190,9 @@ export interface Page<T> {
 
 type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
+/** What a list's cursor is bound to besides its filters: the route pattern and its path parameters. */
+export const cursorRoute = (req: FastifyRequest) => `${req.routeOptions.url}|${canonicalJson(req.params ?? {})}`;
+
 /**
  * A list route: GET `path` whose querystring carries `limit`, `cursor` (and its filters). The page
  * request is made from the query (the cursor bound to this route, its path parameters and filters),
@@ -203,7 +206,7 @@ export function listRoute<Q extends TObject, T, P extends TObject = TObject>(
 ): void {
   app.get(path, options, async (req, reply) => {
     const query = req.query as Static<Q> & { limit?: number; cursor?: string };
-    const route = `${req.routeOptions.url}|${canonicalJson(req.params ?? {})}`;
+    const route = cursorRoute(req);
     // The schema's params were validated before the handler runs (as the query above).
     const { items, meta } = await list(req as FastifyRequest<{ Params: Static<P> }>, pageRequest(app.secret, route, query), query);
     return respond(reply, req.id, items, meta);

@@ -1,8 +1,7 @@
 // Operator webhook routes: endpoint records, secret rotation, delivery log, resend and test.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { badCursor, DEFAULT_LIMIT, listRoute, PageQuery, positionCursor } from '../http/paging.ts';
-import { canonicalJson } from '../http/serialize.ts';
+import { badCursor, cursorRoute, DEFAULT_LIMIT, listRoute, PageQuery, positionCursor } from '../http/paging.ts';
 import { Many, One, problems } from '../http/schemas.ts';
 import { AttemptSchema, DeliverySchema, NewEndpointSchema, EndpointSchema, OP_LIST, tags } from './schemas.ts';
 import { EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
@@ -88,7 +87,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       const { limit = DEFAULT_LIMIT, cursor } = req.query;
       // Bound to this delivery like every cursor to its route and filters; the position is an attempt number.
-      const paging = positionCursor(app.secret, `${req.routeOptions.url}|${canonicalJson(req.params)}`, { cursor });
+      const paging = positionCursor(app.secret, cursorRoute(req), { cursor });
       const after = paging.position === null ? 0 : Number(paging.position);
       if (!Number.isSafeInteger(after) || after < 0) throw badCursor();
       const { items, more } = await endpoints.listAttemptPage(merchantCtx(req), req.params.endpoint_id, req.params.delivery_id, after, limit);

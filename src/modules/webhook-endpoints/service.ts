@@ -63,6 +63,8 @@ export function presentDelivery(d: DeliveryRow): Delivery {
   };
 }
 
+const presentAttempt = <A extends { created_at: Date }>(a: A) => ({ ...a, created_at: iso(a.created_at) });
+
 /**
  * The rules a schema cannot hold: the URL's address policy and written form (./endpoint-url.ts) and
  * locations of this merchant. Event types are an enum of every route schema.
@@ -168,8 +170,7 @@ async function oneDelivery(ctx: Ctx, endpointId: string, deliveryId: string) {
 /** A delivery of another endpoint or merchant, or none at all, is 404 (never an empty list). */
 export async function listAttempts(ctx: Ctx, endpointId: string, deliveryId: string) {
   await oneDelivery(ctx, endpointId, deliveryId);
-  const rows = await selectAttempts(ctx.db, ctx, endpointId, deliveryId);
-  return rows.map((a) => ({ ...a, created_at: iso(a.created_at) }));
+  return (await selectAttempts(ctx.db, ctx, endpointId, deliveryId)).map(presentAttempt);
 }
 
 /**
@@ -179,7 +180,7 @@ export async function listAttempts(ctx: Ctx, endpointId: string, deliveryId: str
 export async function listAttemptPage(ctx: Ctx, endpointId: string, deliveryId: string, after: number, limit: number) {
   await oneDelivery(ctx, endpointId, deliveryId);
   const rows = await selectAttemptsAfter(ctx.db, ctx, endpointId, deliveryId, after, limit + 1);
-  return { items: rows.slice(0, limit).map((a) => ({ ...a, created_at: iso(a.created_at) })), more: rows.length > limit };
+  return { items: rows.slice(0, limit).map(presentAttempt), more: rows.length > limit };
 }
 
 /** A new delivery of the same event (same event id: receivers de-duplicate by it). */
@@ -189,9 +190,10 @@ export async function resendDelivery(ctx: Ctx, endpointId: string, deliveryId: s
   return oneDelivery(ctx, endpointId, id);
 }
 
-/** Sends a `ping` event to this endpoint only. */
-export async function sendTestEvent(ctx: Ctx, endpointId: string) {
+/** Sends a `ping` event to this endpoint only; `beforeSend` runs once the endpoint is known to be the merchant's (the portal's throttle). */
+export async function sendTestEvent(ctx: Ctx, endpointId: string, beforeSend?: () => Promise<void>) {
   const endpoint = await getEndpoint(ctx, endpointId);
+  await beforeSend?.();
   return inTransaction(ctx.db, async (trx) => {
     const eventId = await emitEvent(trx, {
       merchantId: ctx.merchantId,
