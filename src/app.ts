@@ -21,6 +21,7 @@ import { webhookBacklog } from './events/backlog.ts';
 import { renderMetrics } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { registerJsonBody, takesBody } from './http/json-body.ts';
 import { problems } from './http/schemas.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
@@ -69,6 +70,7 @@ export interface AppOptions {
 const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
 
 export async function buildApp(opts: AppOptions) {
+  const headers = securityHeaders(opts.config.publicBaseUrl);
   const app = Fastify({
     ...(opts.logger
       ? { loggerInstance: opts.logger as unknown as FastifyBaseLogger }
@@ -84,8 +86,8 @@ export async function buildApp(opts: AppOptions) {
     ajv: undefined,
     // Path ids of any length reach their route and fail its UUID rule (404), rather than the router's 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
-    frameworkErrors,
-    clientErrorHandler,
+    frameworkErrors: frameworkErrors.bind(null, headers),
+    clientErrorHandler: clientErrorHandler.bind(null, headers),
     // A request whose headers or body stop arriving is answered 408 (clientErrorHandler) and its
     // connection closed: Fastify's default, 0, kept a connection that sent part of its body open
     // for ever (slowloris). Node looks for such requests every connectionsCheckingInterval.
@@ -136,7 +138,7 @@ export async function buildApp(opts: AppOptions) {
     done();
   });
   app.addHook('onSend', (req, reply, payload, done) => {
-    reply.header('X-Request-Id', req.id);
+    reply.header('X-Request-Id', req.id).headers(headers);
     done(null, payload);
   });
   // What Node and the router let through unchecked: a query string that is not valid

@@ -11,8 +11,9 @@ let port: number;
 let key: string;
 
 beforeAll(async () => {
-  // A short request timeout, so the stalled-body test waits a second, not thirty.
-  t = await startTestApp({ requestTimeoutMs: 1000 });
+  // A short request timeout, so the stalled-body test waits a second, not thirty; published over
+  // https, so every answer carries Strict-Transport-Security too.
+  t = await startTestApp({ requestTimeoutMs: 1000, publicBaseUrl: 'https://api.example.com' });
   const m = await t.merchant({ locations: 1 });
   key = await m.key(['orders.read', 'inventory.adjust']);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -168,5 +169,29 @@ describe('HTTP parser errors', () => {
     const res = await exchange(get('/api/integrations/v1/orders'));
     expect(res.status).toBe(200);
     expect((JSON.parse(res.body) as ResponseBody<'listOrders', 200>).request_id).toBe(res.headers['x-request-id']);
+  });
+});
+
+describe('security headers', () => {
+  const expected = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'strict-transport-security': 'max-age=31536000' };
+  it('every answer carries them, whichever part of the service produced it', async () => {
+    const answers = {
+      'a route': await exchange(get('/api/integrations/v1/orders')),
+      'the auth hook': await exchange(get('/api/integrations/v1/orders').replace(key, 'sk_live_wrong')),
+      'the not-found handler': await exchange(get('/api/integrations/v1/nope')),
+      'the router (frameworkErrors)': await exchange(get('/api/integrations/v1/orders/%E0%A4%A')),
+      "Node's parser (clientErrorHandler)": await exchange(get('/api/integrations/v1/orders', `X-Big: ${'b'.repeat(20_000)}\r\n`)),
+      'the OpenAPI document': await exchange(get('/api/integrations/v1/openapi.json')),
+      'the docs page': await exchange(get('/docs')),
+      'the portal': await exchange(get('/portal')),
+    };
+    for (const [what, res] of Object.entries(answers)) {
+      expect(res.status, what).toBe(
+        { 'a route': 200, 'the auth hook': 401, 'the not-found handler': 404, 'the router (frameworkErrors)': 400, "Node's parser (clientErrorHandler)": 431 }[
+          what
+        ] ?? 200,
+      );
+      expect(Object.fromEntries(Object.keys(expected).map((h) => [h, res.headers[h]])), what).toEqual(expected);
+    }
   });
 });

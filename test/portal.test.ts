@@ -408,6 +408,13 @@ describe('pages', () => {
     const page = await t.app.inject({ method: 'GET', url: '/portal' });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toBe(
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    );
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    // Served over http (no https PUBLIC_BASE_URL): no Strict-Transport-Security.
+    expect(page.headers['strict-transport-security']).toBeUndefined();
     expect(page.body).toContain('<div id="root"></div>');
     expect((await t.app.inject({ method: 'GET', url: '/portal/webhooks/123' })).body).toBe(page.body);
   });

@@ -1,7 +1,7 @@
 // Errors raised before a request reaches a route: the router's (a path that is not valid
 // percent-encoding, a path parameter over the router's length) and Node's HTTP parser's (headers
 // over 16 KB, invalid header characters, a malformed request line). They get the same RFC 9457
-// problem and X-Request-Id as every other answer.
+// problem, X-Request-Id and security headers (security-headers.ts) as every other answer.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
@@ -9,17 +9,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, problem } from './errors.ts';
 
 /** Fastify `frameworkErrors`: a request object exists (with its generated id), no route does. */
-export function frameworkErrors(err: Error & { code?: string }, req: FastifyRequest, reply: FastifyReply) {
+export function frameworkErrors(headers: Readonly<Record<string, string>>, err: Error & { code?: string }, req: FastifyRequest, reply: FastifyReply) {
   const appError =
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new AppError('not_found', 'No such record.') // an id that long is not a UUID (contract: 404)
       : new AppError('malformed_request', err.code === 'FST_ERR_BAD_URL' ? 'The path is not valid percent-encoded UTF-8.' : 'The request could not be routed.');
   // Not returned: Fastify wants nothing back from this hook, and a reply is a thenable.
-  reply.code(appError.status).header('X-Request-Id', req.id).type('application/problem+json').send(problem(appError, req.id));
+  reply.code(appError.status).header('X-Request-Id', req.id).headers(headers).type('application/problem+json').send(problem(appError, req.id));
 }
 
 /** Fastify `clientErrorHandler`: Node's parser refused the request; only the raw socket is left. */
-export function clientErrorHandler(err: Error & { code?: string }, socket: Socket) {
+export function clientErrorHandler(headers: Readonly<Record<string, string>>, err: Error & { code?: string }, socket: Socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const appError =
     err.code === 'HPE_HEADER_OVERFLOW'
@@ -37,6 +37,9 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
         'Content-Type: application/problem+json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${id}\r\n` +
+        Object.entries(headers)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('') +
         'Connection: close\r\n\r\n' +
         body,
     );

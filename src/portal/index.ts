@@ -231,7 +231,7 @@ export const portal: FastifyPluginAsyncTypebox = async (app) => {
     const immutable = rel.startsWith('assets/');
     reply.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     reply.header('X-Frame-Options', 'DENY');
-    reply.header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+    reply.header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
     return reply.type(TYPES[path.extname(file)] ?? 'application/octet-stream').send(fs.createReadStream(file));
   };
   app.get('/portal', { schema: hidden }, serve);
