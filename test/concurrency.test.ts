@@ -35,6 +35,18 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     }
   };
 
+  /**
+   * Sessions of this database waiting on a lock. Asked inside the holder's open transaction, whose
+   * statistics snapshot would otherwise answer the first count for ever (PostgreSQL 15 keeps
+   * pg_stat_activity as first read until the transaction ends).
+   */
+  const lockWaiters = async (client: pg.Client) => {
+    await client.query('select pg_stat_clear_snapshot()');
+    return (
+      await client.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()")
+    ).rows[0].n;
+  };
+
   const onHand = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data[0];
 
   it('50 parallel +1 adjustments on one row sum to exactly 50', async () => {
@@ -121,9 +133,7 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     await holding('select id from orders where id = $1 for update', [order.id], async (client) => {
       const racing = Promise.all([fulfil(t, key, order, [1]), fulfil(t, key, order, [1])]);
       // The race happened only if both are waiting on the held row at once: fail, not carry on, if not.
-      const waiting = async () =>
-        (await client.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"))
-          .rows[0].n;
+      const waiting = () => lockWaiters(client);
       await waitFor(async () => (await waiting()) >= 2, { deadlineMs: 10_000, what: 'both fulfillments waiting on the held order row', describe: waiting });
       await client.query('commit');
       const res = await racing;
@@ -156,6 +166,50 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     expect(res.filter((r) => r.statusCode === 422).map((r) => json(r, 422, 'createOrder').code)).toEqual(Array(7).fill('insufficient_inventory'));
     expect(new Set(ok).size).toBe(5);
     expect(await onHand(q.variants[0].id)).toMatchObject({ on_hand: 5, committed: 5, available: 0 });
+  });
+
+  it('stock writes racing the removal of their variant answer as if they came after it, never a 500', async () => {
+    const q = await makeProduct(t, m, 'Going', [
+      { sku: 'CON-GOING', price: 1 },
+      { sku: 'CON-STAYING', price: 1 },
+    ]);
+    const [going, staying] = q.variants;
+    await addStock(t, key, going.id, m.locations[0], 5);
+    await addStock(t, key, staying.id, m.locations[0], 5);
+    const toFulfil = await placeOrder(m, m.locations[0], [
+      { variant_id: going.id, quantity: 1 },
+      { variant_id: staying.id, quantity: 1 },
+    ]);
+    const toCancel = await placeOrder(m, m.locations[0], [
+      { variant_id: going.id, quantity: 1 },
+      { variant_id: staying.id, quantity: 1 },
+    ]);
+    // A product PATCH removing the variant, held open: each write has checked nothing yet, or has
+    // checked the variant and waits to move its stock. Committed, the variant and its rows are gone.
+    await holding('delete from variants where id = $1', [going.id], async (client) => {
+      const racing = Promise.all([
+        t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: going.id, fulfillment_location_id: m.locations[0], adjustment: 1 }] }),
+        fulfil(t, key, toFulfil, [1, 1]),
+        m.op('POST', `/orders/${toCancel.id}/cancel`, {}),
+        m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: going.id, quantity: 1 }] }),
+      ]);
+      const waiting = () => lockWaiters(client);
+      await waitFor(async () => (await waiting()) >= 4, { deadlineMs: 10_000, what: 'the four writes waiting on the removed variant', describe: waiting });
+      await client.query('commit');
+      const [adjusted, fulfilled, cancelled, placed] = await racing;
+      expect(json(adjusted, 422, 'adjustInventory').errors).toEqual([
+        { path: '/adjustments/0/variant_id', message: 'is not a variant of this merchant', code: 'unknown_id' },
+      ]);
+      expect(json(placed, 422, 'createOrder').errors).toEqual([
+        { path: '/line_items/0/variant_id', message: 'is not a variant of this merchant', code: 'unknown_id' },
+      ]);
+      // The removed variant's lines move no stock; the other's do, as when the removal came first.
+      expect(json(fulfilled, 201, 'createFulfillment').data.items.map((l) => l.quantity)).toEqual([1, 1]);
+      expect(json(cancelled, 200, 'cancelOrder').data.status).toBe('cancelled');
+    });
+    // Ordered twice (2 committed), one fulfilled (on hand 4), the other cancelled (released).
+    expect(await onHand(staying.id)).toMatchObject({ on_hand: 4, committed: 0 });
+    expect(json(await t.api(key, 'GET', `/inventory?variant_id=${going.id}`), 200, 'listInventory').data).toEqual([]);
   });
 
   it('a request whose key is held by an in-flight one answers 409 at once, without waiting for it', async () => {

@@ -184,17 +184,24 @@ export async function knownLocations(db: Database, scope: Scope, ids: string[]):
 /**
  * What an adjustment batch names, in one statement: the merchant's locations among `locationIds`,
  * and its variants among `variantIds` or carrying one of `skus` (native and connected: a SKU may
- * be ambiguous).
+ * be ambiguous). The variants found stay locked against removal until the commit (`for key share`,
+ * in id order, as every stock write takes them): a product PATCH removing one waits, and one that
+ * removed it first makes it unknown here, never a foreign-key failure in moveStock.
  */
 export async function adjustmentTargets(db: Database, scope: Scope, names: { locationIds: string[]; variantIds: string[]; skus: string[] }) {
   const { rows } = await sql<{ kind: 'location' | 'variant'; id: string; sku: string | null }>`
+    with variant as (
+      select variants.id, variants.sku
+        from variants
+       where ${ofMerchant('variants', scope)} and (${among('variants.id', names.variantIds)} or ${among('variants.sku', names.skus)})
+       order by variants.id
+         for key share
+    )
     select 'location' as kind, locations.id, null as sku
       from locations
      where ${ofMerchant('locations', scope)} and ${among('locations.id', [...new Set(names.locationIds)])}
     union all
-    select 'variant', variants.id, variants.sku
-      from variants
-     where ${ofMerchant('variants', scope)} and (${among('variants.id', names.variantIds)} or ${among('variants.sku', names.skus)})`.execute(db);
+    select 'variant', variant.id, variant.sku from variant`.execute(db);
   const locations = new Set(rows.flatMap((r) => (r.kind === 'location' ? [r.id] : [])));
   const variants = rows.filter((r) => r.kind === 'variant');
   return { locations, variants };

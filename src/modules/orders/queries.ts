@@ -28,7 +28,10 @@ export async function selectOrderPage(db: Database, scope: Scope, page: PageRequ
   return { items: items.map((row) => row.json), meta };
 }
 
-/** The merchant's variants among `ids`, by id, with what an order line snapshots of them. */
+/**
+ * The merchant's variants among `ids`, by id, with what an order line snapshots of them; locked
+ * against removal until the commit, in id order (see adjustmentTargets in inventory/queries.ts).
+ */
 export async function intakeVariants(db: Database, scope: Scope, ids: string[]) {
   if (ids.length === 0) return new Map<string, never>();
   const rows = await db
@@ -47,6 +50,8 @@ export async function intakeVariants(db: Database, scope: Scope, ids: string[]) 
     ])
     .where(ofMerchant('variants', scope))
     .where('variants.id', 'in', ids)
+    .orderBy('variants.id')
+    .forKeyShare('variants')
     .execute();
   return new Map(rows.map((v) => [v.id, v]));
 }

@@ -51,8 +51,12 @@ export function selectVariantKeys(db: Database, scope: Scope, productId: string)
   return db.selectFrom('variants').select(['id', 'external_id']).where(ofMerchant('variants', scope)).where('product_id', '=', productId).execute();
 }
 
+/** Removes variants, locking them in id order as the stock writes do (no deadlock with one of them). */
 export async function deleteVariants(db: Database, scope: Scope, ids: string[]): Promise<void> {
-  await db.deleteFrom('variants').where(ofMerchant('variants', scope)).where('id', 'in', ids).execute();
+  await db
+    .deleteFrom('variants')
+    .where('id', 'in', (sub) => sub.selectFrom('variants').select('id').where(ofMerchant('variants', scope)).where('id', 'in', ids).orderBy('id').forUpdate())
+    .execute();
 }
 
 /** Clear the SKUs of variants about to take new ones, so two variants may swap SKUs. */

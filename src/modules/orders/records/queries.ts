@@ -104,12 +104,25 @@ export function lockOrder(trx: Database, scope: Scope, id: string) {
 
 /**
  * The lines of an order, for fulfilling and cancelling (the order row is locked by then), each
- * with whether its variant still exists (a removed variant's line moves no stock).
+ * with whether its variant still exists (a removed variant's line moves no stock). The variants
+ * that exist stay locked against removal until the commit, in id order (see adjustmentTargets in
+ * inventory/queries.ts): removed meanwhile, one is simply gone, never a foreign-key failure.
  */
 export function orderLines(trx: Database, scope: Scope, orderId: string) {
   return trx
+    .with('v', (db) =>
+      db
+        .selectFrom('variants')
+        .select('variants.id')
+        .where(ofMerchant('variants', scope))
+        .where('variants.id', 'in', (sub) =>
+          sub.selectFrom('order_line_items').select('variant_id').where(ofMerchant('order_line_items', scope)).where('order_id', '=', orderId),
+        )
+        .orderBy('variants.id')
+        .forKeyShare(),
+    )
     .selectFrom('order_line_items as l')
-    .leftJoin('variants as v', (join) => join.onRef('v.id', '=', 'l.variant_id').on(ofMerchant('v', scope)))
+    .leftJoin('v', 'v.id', 'l.variant_id')
     .select(['l.id', 'l.variant_id', 'l.quantity', 'l.fulfilled_quantity', sql<boolean>`v.id is not null`.as('variant_exists')])
     .where(ofMerchant('l', scope))
     .where('l.order_id', '=', orderId)
