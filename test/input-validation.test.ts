@@ -326,3 +326,55 @@ describe('validation work is bounded', () => {
     }
   });
 });
+
+describe('bodies nested as deep as 1 MiB allows', () => {
+  const LIMIT = 1024 * 1024;
+  /** `prefix`, arrays nested as deep as fits in the body limit around `inner`, then `suffix`. */
+  const nested = (prefix: string, suffix: string, inner = '') => {
+    const depth = Math.floor((LIMIT - prefix.length - suffix.length - inner.length) / 2);
+    return { depth, body: `${prefix}${'['.repeat(depth)}${inner}${']'.repeat(depth)}${suffix}` };
+  };
+
+  it('are the validation answer with or without an Idempotency-Key, stored and replayed under the key (it was a 500)', async () => {
+    const adjustments = '/api/integrations/v1/inventory/adjustments';
+    const audit = `{"adjustments":${'['.repeat(4000)}${']'.repeat(4000)}}`;
+    const { body: deepest } = nested('{"adjustments":', '}');
+    expect(deepest.length).toBe(LIMIT);
+    for (const [body, key] of [
+      [audit, 'dk-1'],
+      [deepest, 'dk-deepest'],
+    ]) {
+      const plain = await refused(() => raw('POST', adjustments, body, bearer()), [['/adjustments/0', 'invalid_type']]);
+      expect(plain.detail).toBe('/adjustments/0: must be object');
+      const keyed = await refused(() => raw('POST', adjustments, body, { ...bearer(), 'idempotency-key': key }), [['/adjustments/0', 'invalid_type']]);
+      expect(keyed.detail).toBe('/adjustments/0: must be object');
+      const replay = await raw('POST', adjustments, body, { ...bearer(), 'idempotency-key': key });
+      expect(replay.statusCode).toBe(422);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(JSON.parse(replay.body)).toEqual(keyed);
+    }
+    const { body: fulfillment } = nested('{"merchant_order_id":', '}');
+    const refusal = await refused(
+      () => raw('POST', '/api/integrations/v1/fulfillments', fulfillment, { ...bearer(), 'idempotency-key': 'dk-fulfil' }),
+      [
+        ['/items', 'required'],
+        ['/merchant_order_id', 'invalid_type'],
+      ],
+    );
+    expect(refusal.detail).toBe('/items: is required; /merchant_order_id: must be string');
+  });
+
+  it('a "__proto__" or "constructor" key at the bottom is 422 naming it (it was 400 "not valid JSON")', async () => {
+    const proto = nested('{"title":"t","tags":', '}', '{"__proto__":1}');
+    const first = await refused(
+      () => raw('POST', '/api/integrations/v1/products', proto.body, bearer()),
+      [[`/tags${'/0'.repeat(proto.depth)}/__proto__`, 'unknown_field']],
+    );
+    expect(first.errors[0].message).toBe('is a key the service refuses (it could change an object prototype)');
+    const ctor = nested('{"source_name":"shop","collections":[{"external_id":"c1","title":"C","rules":{"a":', '}}]}', '{"constructor":{"prototype":1}}');
+    await refused(
+      () => raw('POST', `/api/platform/v1/merchants/${m.id}/connected-sync`, ctor.body, operator),
+      [[`/collections/0/rules/a${'/0'.repeat(ctor.depth)}/constructor`, 'unknown_field']],
+    );
+  });
+});

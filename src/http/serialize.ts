@@ -45,13 +45,45 @@ export function respond(reply: FastifyReply, requestId: string, data: unknown, m
   return reply.type(JSON_CONTENT_TYPE).send(`{"data":${text},"request_id":${JSON.stringify(requestId)}${meta ? `,"meta":${JSON.stringify(meta)}` : ''}}`);
 }
 
-/** Canonical JSON: object keys sorted, so equal payloads hash equally. */
+/**
+ * Canonical JSON: object keys sorted, so equal payloads hash equally. Written with a stack of its
+ * own, not recursion: it hashes an idempotent write's body before the validation answer is given,
+ * and a body nested 500,000 levels deep (it fits in 1 MiB) overflowed the call stack (a 500).
+ * Same text as JSON.stringify with sorted keys (and as the recursive version it replaced, so the
+ * hashes of stored keys are unchanged).
+ */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value as object).sort();
-  return `{${keys
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-    .join(',')}}`;
+  // An array or object being written: its entries (an object's defined keys, sorted) and the next one.
+  type Open = { node: Record<string, unknown> | unknown[]; keys: string[] | null; next: number };
+  const open: Open[] = [];
+  let out = '';
+  const write = (v: unknown) => {
+    if (v === null || typeof v !== 'object') out += JSON.stringify(v) ?? 'null';
+    else if (Array.isArray(v)) ((out += '['), open.push({ node: v, keys: null, next: 0 }));
+    else {
+      const node = v as Record<string, unknown>;
+      const keys = Object.keys(node)
+        .sort()
+        .filter((k) => node[k] !== undefined);
+      out += '{';
+      open.push({ node, keys, next: 0 });
+    }
+  };
+  write(value);
+  while (open.length) {
+    const top = open[open.length - 1];
+    const length = top.keys ? top.keys.length : top.node.length;
+    if (top.next === length) {
+      out += top.keys ? '}' : ']';
+      open.pop();
+      continue;
+    }
+    const i = top.next++;
+    if (i > 0) out += ',';
+    if (top.keys) {
+      out += `${JSON.stringify(top.keys[i])}:`;
+      write((top.node as Record<string, unknown>)[top.keys[i]]);
+    } else write((top.node as unknown[])[i]);
+  }
+  return out;
 }
