@@ -212,6 +212,24 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     expect(json(await t.api(key, 'GET', `/inventory?variant_id=${going.id}`), 200, 'listInventory').data).toEqual([]);
   });
 
+  it('a PATCH taking a SKU that a concurrent write takes first is 422 taken, not 500', async () => {
+    const one = await makeProduct(t, m, 'Sku one', [{ sku: 'CON-SKU-1', price: 1 }]);
+    const two = await makeProduct(t, m, 'Sku two', [{ sku: 'CON-SKU-2', price: 1 }]);
+    const writeKey = await m.key(['products.write', 'products.read']);
+    // The other write holds the SKU uncommitted: the PATCH's check finds it free, its write waits.
+    await holding("update variants set sku = 'CON-SKU-NEW' where id = $1", [two.variants[0].id], async (client) => {
+      const patch = t.api(writeKey, 'PATCH', `/products/${one.id}`, { variants: [{ id: one.variants[0].id, sku: 'CON-SKU-NEW' }] });
+      const waiting = () => lockWaiters(client);
+      await waitFor(async () => (await waiting()) >= 1, { deadlineMs: 10_000, what: 'the PATCH waiting on the held SKU', describe: waiting });
+      await client.query('commit');
+      expect(json(await patch, 422, 'updateProduct').errors).toEqual([
+        { path: '/variants', message: 'a SKU is already used by another variant', code: 'taken' },
+      ]);
+    });
+    const after = json(await t.api(writeKey, 'GET', `/products/${one.id}`), 200, 'getProduct').data;
+    expect(after.variants.map((v) => v.sku)).toEqual(['CON-SKU-1']);
+  });
+
   it('a request whose key is held by an in-flight one answers 409 at once, without waiting for it', async () => {
     const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 1 }]);
     // Simulate the first request's open transaction holding the key's lock.

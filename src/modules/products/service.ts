@@ -87,7 +87,11 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
         patch.variants,
         patch.variants.map((v) => v.id).filter((x): x is string => !!x),
       );
-      await replaceVariants(trx, ctx, id, 'native', patch.variants);
+      try {
+        await replaceVariants(trx, ctx, id, 'native', patch.variants);
+      } catch (err) {
+        throw skuTakenMeanwhile(err) ?? err;
+      }
     }
     if (patch.tag_ids) await replaceLinks(trx, ctx, 'productTags', id, patch.tag_ids);
     await productRows.update(trx, ctx, id, pendingChanges(patch));

@@ -52,9 +52,10 @@ export async function checkSkusFree(trx: Database, scope: Scope, variants: Varia
   if (errors.length) throw invalidFields(errors);
 }
 
-/** A concurrent write took a SKU between the check and the insert: the same 422, without a row pointer. */
+/** A concurrent write took a SKU between the check and the write: the same 422, without a row pointer. */
 export function skuTakenMeanwhile(err: unknown): AppError | null {
-  if ((err as { code?: string }).code !== '23505') return null;
+  const e = err as { code?: string; constraint?: string };
+  if (e.code !== '23505' || e.constraint !== 'variants_native_sku') return null;
   return new AppError('validation_failed', 'A SKU is already used by another variant.', [
     { path: '/variants', message: 'a SKU is already used by another variant', code: 'taken' },
   ]);
