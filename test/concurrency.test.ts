@@ -230,6 +230,44 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     expect(after.variants.map((v) => v.sku)).toEqual(['CON-SKU-1']);
   });
 
+  it('sixteen creates of one title at once all succeed, each with its own handle', async () => {
+    const writeKey = await m.key(['products.write', 'products.read', 'collections.write', 'collections.read']);
+    for (const [path, operation] of [
+      ['/products', 'createProduct'],
+      ['/collections', 'createCollection'],
+    ] as const) {
+      t.inFlight.reset();
+      const res = await Promise.all(Array.from({ length: 16 }, () => t.api(writeKey, 'POST', path, { title: 'Same Title' })));
+      expect(t.inFlight.peak, 'the creates overlapped').toBeGreaterThanOrEqual(2);
+      const handles = res.map((r) => json(r, 201, operation).data.handle).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+      expect([path, handles]).toEqual([path, ['same-title', ...Array.from({ length: 15 }, (_, i) => `same-title-${i + 2}`)]]);
+    }
+  });
+
+  it('identical connected syncs at once: the first creates each record, the others update it', async () => {
+    const body = {
+      source_name: 'racing-source',
+      media_assets: [{ external_id: 'img', url: 'https://cdn.example.com/r.jpg', kind: 'image' }],
+      products: [{ external_id: 'p', title: 'Synced racer', variants: [{ external_id: 'v', sku: 'RACE-SYNC', price: 1 }] }],
+    };
+    const res = await Promise.all(Array.from({ length: 4 }, () => m.op('POST', '/connected-sync', body)));
+    const outcomes = res.map((r) => json(r, 200, 'syncConnectedSource').data);
+    const counts = (kind: 'products' | 'media_assets') => outcomes.map((o) => [o[kind].created, o[kind].updated]).sort();
+    expect(counts('products')).toEqual([
+      [0, 1],
+      [0, 1],
+      [0, 1],
+      [1, 0],
+    ]);
+    expect(counts('media_assets')).toEqual([
+      [0, 1],
+      [0, 1],
+      [0, 1],
+      [1, 0],
+    ]);
+    expect(new Set(outcomes.map((o) => o.products.ids.p)).size).toBe(1);
+  });
+
   it('a request whose key is held by an in-flight one answers 409 at once, without waiting for it', async () => {
     const order = await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 1 }]);
     // Simulate the first request's open transaction holding the key's lock.

@@ -1,7 +1,7 @@
 // Handles of products and collections: URL-safe, unique per merchant (-2, -3…), contract §6.
 import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
-import { selectHandles, underSavepoint, type HandleTable } from './queries.ts';
+import { lockName, selectHandles, underSavepoint, type HandleTable } from './queries.ts';
 
 /**
  * "Blue Shirt!" → "blue-shirt" (contract §6): ASCII letters (lower-cased) and digits stay, each run
@@ -29,14 +29,21 @@ const handleTaken = (err: unknown) => {
   return e.code === '23505' && String(e.constraint ?? '').endsWith('_handle');
 };
 
-/** Insert with the first free handle; a concurrent insert taking it makes us try the next one. */
+/**
+ * Insert with the first free handle. A concurrent insert that took it first makes us take the
+ * merchant's lock on this handle's base and try the next free one: writers that lost once take
+ * turns, so eight creates of one title at once all succeed (each used to retry into the same
+ * next handle as the others, and gave up after seven tries with a 500). Each further loss means
+ * another transaction committed a handle of this base, so the bound is never reached in practice.
+ */
 export async function insertWithHandle<T>(trx: Database, scope: Scope, table: HandleTable, wanted: string, insert: (handle: string) => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const handle = await uniqueHandle(trx, scope, table, wanted);
     try {
       return await underSavepoint(trx, () => insert(handle));
     } catch (err) {
-      if (!handleTaken(err) || attempt > 5) throw err;
+      if (!handleTaken(err) || attempt >= 100) throw err;
+      if (attempt === 0) await lockName(trx, scope, `${table}.handle|${slugify(wanted)}`);
     }
   }
 }

@@ -73,6 +73,15 @@ export async function selectHandles(db: Database, scope: Scope, table: HandleTab
   return new Set(rows.map((r) => r.handle));
 }
 
+/**
+ * Waits for, then holds until the commit, the merchant's lock on `name` (a transaction-scoped
+ * advisory lock): writers that would otherwise keep taking the same value from each other take
+ * turns instead.
+ */
+export async function lockName(trx: Database, scope: Scope, name: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`${scope.merchantId}|${name}`}, 0))`.execute(trx);
+}
+
 /** Ids of the merchant's records from the connected `source`, by external id. */
 export async function selectConnectedIds(
   db: Database,

@@ -9,7 +9,7 @@ import { invalidFields, type FieldError } from '../../http/errors.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
 import { replaceLinks } from '../catalog/links.ts';
-import { selectConnectedIds, type ConnectedTable } from '../catalog/queries.ts';
+import { lockName, selectConnectedIds, type ConnectedTable } from '../catalog/queries.ts';
 import { emitCollection, replaceCollectionLinks } from '../collections/service.ts';
 import { insertCollection, updateCollectionRow } from '../collections/queries.ts';
 import { emitProduct } from '../products/service.ts';
@@ -214,6 +214,9 @@ export async function connectedSync(ctx: Ctx, input: SyncInput) {
   const collections = input.collections ?? [];
   const videos = input.social_videos ?? [];
   return inTransaction(ctx.db, async (trx) => {
+    // Syncs from one source take turns: two at once would both find an external id new and both
+    // insert it (a unique-key failure, answered 500), where one after the other updates it.
+    await lockName(trx, ctx, `connected-sync|${source}`);
     const result = { products: outcome(), collections: outcome(), social_videos: outcome(), media_assets: outcome() };
     // References to the merchant's own vendors and tags.
     await checkRefs(trx, ctx, [
