@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../src/http/scopes.ts';
 import { validatorCompiler } from '../src/http/validation.ts';
 import { fingerprint } from './fingerprint.ts';
-import { json, startMerchantApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { expectProblem, json, ok, startMerchantApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -376,5 +376,31 @@ describe('bodies nested as deep as 1 MiB allows', () => {
       () => raw('POST', `/api/platform/v1/merchants/${m.id}/connected-sync`, ctor.body, operator),
       [[`/collections/0/rules/a${'/0'.repeat(ctor.depth)}/constructor`, 'unknown_field']],
     );
+  });
+});
+
+describe('the Idempotency-Key header', () => {
+  it('sent twice is 400 malformed_request, nothing applied or stored (Node joined the two into the key "d1, d2")', async () => {
+    const body = JSON.stringify({ adjustments: [{ variant_id: variantId, fulfillment_location_id: m.locations[0], adjustment: 1 }] });
+    const stored = () => t.database.db.selectFrom('idempotency_keys').select('key').where('key', 'in', ['d1', 'd2', 'd1, d2']).execute();
+    const before = await fingerprint(t.database.db);
+    for (const keys of [
+      ['d1', 'd2'],
+      ['d1', 'd1'],
+    ]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/integrations/v1/inventory/adjustments',
+        payload: body,
+        headers: { ...bearer(), 'content-type': 'application/json', 'idempotency-key': keys },
+      });
+      const refusal = expectProblem(res, 400, 'malformed_request');
+      expect(refusal.detail).toBe('Send one Idempotency-Key header.');
+    }
+    expect(await fingerprint(t.database.db)).toEqual(before);
+    expect(await stored()).toEqual([]);
+    // One header is a key as before.
+    ok(await raw('POST', '/api/integrations/v1/inventory/adjustments', body, { ...bearer(), 'idempotency-key': 'd1' }), 'adjustInventory');
+    expect(await stored()).toEqual([{ key: 'd1' }]);
   });
 });

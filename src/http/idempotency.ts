@@ -61,8 +61,12 @@ export function idempotentRoute<S extends FastifySchema & { body: TSchema }>(
   });
 }
 
-function parseKey(raw: string | string[] | undefined): string | null {
+function parseKey(req: FastifyRequest): string | null {
+  const raw = req.headers['idempotency-key'];
   if (raw === undefined) return null;
+  // Node joins repeated headers into one value ("d1, d2"), a key nobody sent: two keys are a
+  // malformed header, as two Authorization headers are (auth.ts).
+  if (headerCount(req.raw.rawHeaders, 'idempotency-key') > 1) throw new AppError('malformed_request', 'Send one Idempotency-Key header.');
   let key = Array.isArray(raw) ? raw[0] : raw;
   // The draft's structured-field form: a quoted string.
   if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
@@ -70,6 +74,13 @@ function parseKey(raw: string | string[] | undefined): string | null {
     throw new AppError('malformed_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
   }
   return key;
+}
+
+/** How many times the request sent the header `name` (lower case), from Node's [name, value, …] list. */
+function headerCount(rawHeaders: string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].length === name.length && rawHeaders[i].toLowerCase() === name) n++;
+  return n;
 }
 
 /**
@@ -92,7 +103,7 @@ const STORED_STATUSES = (status: number) => status < 500 && status !== 401 && st
  * use; its AppErrors with a storable status are answered and stored like successes.
  */
 async function idempotentWrite(req: FastifyRequest, reply: FastifyReply, merchantId: string, write: (trx: Database) => Promise<WriteResult>): Promise<unknown> {
-  const key = parseKey(req.headers['idempotency-key']);
+  const key = parseKey(req);
   const run = (trx: Database) => {
     if (req.validationError) throw validationProblem(req.validationError);
     return write(trx);
