@@ -260,6 +260,38 @@ describe('GET /inventory', () => {
     expect(await page(6)).toBe(few);
   });
 
+  it("a variant's new SKU changes its inventory rows: updated_after finds them and inventory.updated carries the SKU", async () => {
+    const own = await t.merchant({ locations: 2 });
+    const reader = await own.key(WAREHOUSE);
+    const writer = await own.key(['products.write', 'products.read']);
+    const r = await makeProduct(t, own, 'Renamed', [
+      { sku: 'INV-RN-1', price: 1 },
+      { sku: 'INV-RN-2', price: 1 },
+    ]);
+    for (const v of r.variants)
+      for (const l of own.locations) json(await adjust(reader, [{ variant_id: v.id, fulfillment_location_id: l, adjustment: 2 }]), 200, 'adjustInventory');
+    const before = json(await t.api(reader, 'GET', '/inventory'), 200, 'listInventory').data;
+    const since = before[before.length - 1].updated_at;
+    const feed = async () => json(await t.api(reader, 'GET', '/events?types=inventory.updated&limit=250'), 200, 'listEvents').data;
+    const eventsBefore = (await feed()).length;
+
+    json(
+      await t.api(writer, 'PATCH', `/products/${r.id}`, { variants: [{ id: r.variants[0].id, sku: 'INV-RN-1-NEW' }, { id: r.variants[1].id }] }),
+      200,
+      'updateProduct',
+    );
+    const changed = json(await t.api(reader, 'GET', `/inventory?updated_after=${since}`), 200, 'listInventory').data;
+    expect(changed.map((row) => [row.variant_id, row.fulfillment_location_id, row.sku, row.on_hand])).toEqual(
+      own.locations.map((l) => [r.variants[0].id, l, 'INV-RN-1-NEW', 2]),
+    );
+    // The other variant kept its SKU: its rows did not change.
+    expect(json(await t.api(reader, 'GET', `/inventory?variant_id=${r.variants[1].id}`), 200, 'listInventory').data).toEqual(
+      before.filter((row) => row.variant_id === r.variants[1].id),
+    );
+    const emitted = (await feed()).slice(eventsBefore);
+    expect(emitted.map((e) => e.data.object)).toEqual(changed);
+  });
+
   it('an order commits stock and a changed row moves to the end of the list', async () => {
     const order = await placeOrder(mm, mm.locations[0], [{ variant_id: q.variants[0].id, quantity: 2 }]);
     const all = json(await t.api(k, 'GET', '/inventory'), 200, 'listInventory').data;

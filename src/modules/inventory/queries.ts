@@ -95,6 +95,25 @@ export async function moveStock(trx: Database, scope: Scope, moves: StockMove[])
   return new Map(rows.map((r) => [levelKey(r.variant_id, r.location_id), parseJson(r.json)]));
 }
 
+/**
+ * The rows of variants whose SKU changed: a row shows its variant's SKU, so its updated_at moves
+ * on (a sync by updated_after finds it) and it is answered as the API now shows it, for its event.
+ */
+export async function touchVariantLevels(trx: Database, scope: Scope, variantIds: string[]): Promise<InventoryRow[]> {
+  if (variantIds.length === 0) return [];
+  const { rows } = await sql<{ json: JsonText<InventoryRow> }>`
+    with level as (
+      update inventory_levels as l set updated_at = clock_timestamp()
+       where ${ofMerchant('l', scope)} and l.variant_id in (${sql.join(variantIds)})
+      returning l.id, l.variant_id, l.location_id, l.on_hand, l.committed, l.updated_at
+    )
+    select ${MOVED_LEVEL_JSON} as json
+      from level
+      join variants on variants.id = level.variant_id and ${ofMerchant('variants', scope)}
+     order by level.variant_id, level.location_id`.execute(trx);
+  return rows.map((r) => parseJson(r.json));
+}
+
 /** inventory.updated once per changed row, with the row as GET /inventory shows it. */
 export const inventoryUpdated = (rows: Iterable<InventoryRow>): LocatedEvent[] =>
   [...rows].map((row) => ({ type: 'inventory.updated', locationId: row.fulfillment_location_id, object: row }));

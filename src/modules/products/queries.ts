@@ -48,7 +48,7 @@ export async function selectTakenSkus(db: Database, scope: Scope, skus: string[]
 }
 
 export function selectVariantKeys(db: Database, scope: Scope, productId: string) {
-  return db.selectFrom('variants').select(['id', 'external_id']).where(ofMerchant('variants', scope)).where('product_id', '=', productId).execute();
+  return db.selectFrom('variants').select(['id', 'external_id', 'sku']).where(ofMerchant('variants', scope)).where('product_id', '=', productId).execute();
 }
 
 /** Removes variants, locking them in id order as the stock writes do (no deadlock with one of them). */

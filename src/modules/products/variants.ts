@@ -1,7 +1,10 @@
 // Replacing a product's variant set, for native writes (rows matched by id) and connected sync
-// (rows matched by external_id): matched rows update, the others are created, unlisted ones go.
+// (rows matched by external_id): matched rows update, the others are created, unlisted ones go
+// (with their inventory rows, contract §6); a new SKU changes the variant's inventory rows too.
 import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
+import { emitEvents } from '../../events/outbox.ts';
+import { inventoryUpdated, touchVariantLevels } from '../inventory/queries.ts';
 import { clearSkus, deleteVariants, insertVariant, selectVariantKeys, updateVariant, type VariantValues } from './queries.ts';
 import type { VariantInput } from './schemas.ts';
 
@@ -35,4 +38,8 @@ export async function replaceVariants(
     if (v.id) await updateVariant(trx, scope, productId, v.id, variantValues(v, position));
     else await insertVariant(trx, scope, productId, source, variantValues(v, position));
   }
+  // A variant's inventory rows show its SKU: a new one changes them (updated_at, inventory.updated).
+  const skuBefore = new Map(existing.map((e) => [e.id, e.sku]));
+  const renamed = matched.filter((r) => r.id && r.sku !== undefined && (r.sku ?? null) !== skuBefore.get(r.id)).map((r) => r.id!);
+  await emitEvents(trx, scope.merchantId, inventoryUpdated(await touchVariantLevels(trx, scope, renamed)));
 }
