@@ -135,10 +135,27 @@ describe('problems', () => {
 });
 
 describe('request bodies', () => {
-  it("are required, except the operator cancel's, which may be left out", () => {
+  it("are required, except the operator actions' (cancel, rotate-secret, test, resend), which may be left out", () => {
     const body = (route: string) => (platformOperations.find(([r]) => r === route)![1] as unknown as { requestBody: { required?: boolean } }).requestBody;
     expect(body('POST /api/platform/v1/merchants/{merchant_id}/orders/{order_id}/cancel').required).toBe(false);
     expect(body('POST /api/platform/v1/merchants/{merchant_id}/orders').required).toBe(true);
+    const endpoint = '/api/platform/v1/merchants/{merchant_id}/webhook-endpoints/{endpoint_id}';
+    for (const [action, component] of [
+      ['rotate-secret', 'RotateWebhookSecretRequest'],
+      ['test', 'TestWebhookEndpointRequest'],
+      ['deliveries/{delivery_id}/resend', 'ResendWebhookDeliveryRequest'],
+    ]) {
+      expect(body(`POST ${endpoint}/${action}`)).toEqual({
+        required: false,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${component}` } } },
+      });
+    }
+  });
+  it('an action may send only {}: its body is an empty object admitting no property', async () => {
+    const { platform } = await openApiDocuments();
+    for (const name of ['CancelOrderRequest', 'RotateWebhookSecretRequest', 'TestWebhookEndpointRequest', 'ResendWebhookDeliveryRequest']) {
+      expect([name, platform.components.schemas[name]]).toEqual([name, { type: 'object', properties: {}, additionalProperties: false }]);
+    }
   });
 });
 

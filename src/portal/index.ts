@@ -15,7 +15,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../modules/api-keys/ser
 import { listNamed } from '../modules/reference/service.ts';
 import { deliveryDetail, deliveryLog, emptyHealth, endpointHealth } from '../modules/webhook-endpoints/insight.ts';
 import { ApiKeyBody } from '../modules/api-keys/schemas.ts';
-import { Attempt, EndpointBody, EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
+import { Attempt, EndpointActionBody, EndpointBody, EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
 import {
   createEndpoint,
   PORTAL_MAX_ENDPOINTS,
@@ -59,6 +59,9 @@ const Id = Type.Object({ id: Uuid() });
 const IdD = Type.Object({ id: Uuid(), d: Uuid() });
 const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 const ok = <T extends TSchema>(data: T) => ({ 200: Envelope(data) });
+// An endpoint action (rotate-secret, test, resend) takes `{}` or no body at all (what the front end
+// sends), as on the operator API.
+const action = { emptyBodyOptional: true } as const;
 const OPEN = ['/portal/api/login', '/portal/api/meta', '/portal/api/session'];
 
 const api: FastifyPluginAsyncTypebox = async (app) => {
@@ -161,10 +164,14 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     data: await revealSigningSecret(ctx(req), req.params.id),
     request_id: req.id,
   }));
-  app.post('/webhook-endpoints/:id/rotate-secret', { schema: { ...hidden, params: Id, response: ok(NewEndpoint) } }, async (req) => ({
-    data: await rotateSigningSecret(ctx(req), req.params.id),
-    request_id: req.id,
-  }));
+  app.post(
+    '/webhook-endpoints/:id/rotate-secret',
+    { schema: { ...hidden, body: EndpointActionBody, params: Id, response: ok(NewEndpoint) }, config: action },
+    async (req) => ({
+      data: await rotateSigningSecret(ctx(req), req.params.id),
+      request_id: req.id,
+    }),
+  );
   app.get('/webhook-endpoints/:id/deliveries', { schema: { ...hidden, params: Id, response: ok(Type.Array(PortalDelivery)) } }, async (req) => ({
     data: await deliveryLog(ctx(req), req.params.id),
     request_id: req.id,
@@ -185,17 +192,25 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => ({ data: await listAttempts(ctx(req), req.params.id, req.params.d), request_id: req.id }),
   );
-  app.post('/webhook-endpoints/:id/deliveries/:d/resend', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => {
-    await getEndpoint(ctx(req), req.params.id); // another merchant's or an unknown endpoint is 404, and counts nothing
-    await sends.take(req.session!.merchantId, req.params.id);
-    const copy = await resendDelivery(ctx(req), req.params.id, req.params.d);
-    return { data: await deliveryDetail(ctx(req), req.params.id, copy.id), request_id: req.id };
-  });
-  app.post('/webhook-endpoints/:id/test', { schema: { ...hidden, params: Id, response: ok(DeliveryDetail) } }, async (req) => {
-    // Counted once the endpoint is known to be the merchant's: another merchant's or an unknown one is 404 and counts nothing.
-    const ping = await sendTestEvent(ctx(req), req.params.id, () => sends.take(req.session!.merchantId, req.params.id));
-    return { data: await deliveryDetail(ctx(req), req.params.id, ping.id), request_id: req.id };
-  });
+  app.post(
+    '/webhook-endpoints/:id/deliveries/:d/resend',
+    { schema: { ...hidden, body: EndpointActionBody, params: IdD, response: ok(DeliveryDetail) }, config: action },
+    async (req) => {
+      await getEndpoint(ctx(req), req.params.id); // another merchant's or an unknown endpoint is 404, and counts nothing
+      await sends.take(req.session!.merchantId, req.params.id);
+      const copy = await resendDelivery(ctx(req), req.params.id, req.params.d);
+      return { data: await deliveryDetail(ctx(req), req.params.id, copy.id), request_id: req.id };
+    },
+  );
+  app.post(
+    '/webhook-endpoints/:id/test',
+    { schema: { ...hidden, body: EndpointActionBody, params: Id, response: ok(DeliveryDetail) }, config: action },
+    async (req) => {
+      // Counted once the endpoint is known to be the merchant's: another merchant's or an unknown one is 404 and counts nothing.
+      const ping = await sendTestEvent(ctx(req), req.params.id, () => sends.take(req.session!.merchantId, req.params.id));
+      return { data: await deliveryDetail(ctx(req), req.params.id, ping.id), request_id: req.id };
+    },
+  );
 
   await app.register(consoleRoutes);
 };
@@ -231,7 +246,10 @@ export const portal: FastifyPluginAsyncTypebox = async (app) => {
     const immutable = rel.startsWith('assets/');
     reply.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     reply.header('X-Frame-Options', 'DENY');
-    reply.header('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+    reply.header(
+      'Content-Security-Policy',
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    );
     return reply.type(TYPES[path.extname(file)] ?? 'application/octet-stream').send(fs.createReadStream(file));
   };
   app.get('/portal', { schema: hidden }, serve);

@@ -297,6 +297,15 @@ describe('portal in a browser', () => {
     await page.getByRole('link', { name: receiver.url }).click();
     await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
     await until(() => page.getByText('Test event queued.').count()).toBe(0);
+    // Rotating from the page (a POST without a body, with the CSRF header) shows the new secret.
+    const secretOf = async () => json(await m.op('GET', `/webhook-endpoints/${endpointId}`), 200, 'getWebhookEndpoint').data.signing_secret;
+    const before = await secretOf();
+    await page.getByRole('button', { name: 'Rotate…' }).click();
+    await page.getByRole('button', { name: 'Rotate now' }).click();
+    await page.getByText('Secret rotated.').waitFor();
+    const rotated = await secretOf();
+    expect(rotated).not.toBe(before);
+    await page.getByText(rotated).waitFor();
   }, 60_000);
 
   it('shows a DNS failure with its reason, then deletes that endpoint after confirmation', async () => {

@@ -1,6 +1,6 @@
 // Webhook endpoints through the operator API and the portal: rotation (both secrets sign), resend,
 // ping, PATCH with the create rules, delete with its deliveries, and what the portal shows of a
-// delivery (every attempt, the exact signed request, health).
+// delivery (every attempt, the exact signed request, health); the actions' bodies (`{}` or none).
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../events/signer.ts';
@@ -293,4 +293,92 @@ describe('in the portal', () => {
     });
     portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
   }, 40_000);
+});
+
+describe('actions (rotate-secret, test, resend) take {} or no body, like an order cancel', () => {
+  /** The three actions on an endpoint, resending `deliveryId`. */
+  const actionsOn = (ep: { id: string }, deliveryId: string) => [
+    { action: 'rotate-secret', path: `/webhook-endpoints/${ep.id}/rotate-secret` },
+    { action: 'test', path: `/webhook-endpoints/${ep.id}/test` },
+    { action: 'resend', path: `/webhook-endpoints/${ep.id}/deliveries/${deliveryId}/resend` },
+  ];
+  const unknownField = {
+    code: 'validation_failed',
+    detail: '/zz: is not a known field',
+    errors: [{ path: '/zz', message: 'is not a known field', code: 'unknown_field' }],
+  };
+  const notJson = { code: 'unsupported_media_type', detail: 'Send the body as JSON with "Content-Type: application/json".' };
+  const badJson = { code: 'malformed_request', detail: "The body is not valid JSON: Body is not valid JSON but content-type is set to 'application/json'" };
+
+  it('operator API: a field is 422 naming it, text/plain 415, invalid JSON 400, and none of them acts; {} and no body do', async () => {
+    const ep = await endpoint(['product.created']);
+    json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`), 200, 'testWebhookEndpoint');
+    const [ping] = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data;
+    const operator = { authorization: `Bearer ${t.config.platformAdminToken}` };
+    const state = async () => ({
+      secret: json(await m.op('GET', `/webhook-endpoints/${ep.id}`), 200, 'getWebhookEndpoint').data.signing_secret,
+      deliveries: json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data.length,
+    });
+    const before = await state();
+    for (const { action, path } of actionsOn(ep, ping.id)) {
+      const url = `/api/platform/v1/merchants/${m.id}${path}`;
+      const field = await m.op('POST', path, { zz: 1 });
+      expect([action, field.statusCode, problem(field, 422)]).toMatchObject([action, 422, unknownField]);
+      const text = await t.app.inject({ method: 'POST', url, headers: { ...operator, 'content-type': 'text/plain' }, payload: '{}' });
+      expect([action, text.statusCode, problem(text, 415)]).toMatchObject([action, 415, notJson]);
+      const broken = await t.app.inject({ method: 'POST', url, headers: { ...operator, 'content-type': 'application/json' }, payload: '{"zz":' });
+      expect([action, broken.statusCode, problem(broken, 400)]).toMatchObject([action, 400, badJson]);
+    }
+    expect(await state()).toEqual(before);
+
+    const rotated = json(await m.op('POST', `/webhook-endpoints/${ep.id}/rotate-secret`, {}), 200, 'rotateWebhookSecret').data;
+    expect(rotated.signing_secret).not.toBe(before.secret);
+    const bare = await t.app.inject({ method: 'POST', url: `/api/platform/v1/merchants/${m.id}/webhook-endpoints/${ep.id}/rotate-secret`, headers: operator });
+    expect(json(bare, 200, 'rotateWebhookSecret').data.signing_secret).not.toBe(rotated.signing_secret);
+    expect(json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`, {}), 200, 'testWebhookEndpoint').data.event_type).toBe('ping');
+    expect(json(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${ping.id}/resend`, {}), 200, 'resendWebhookDelivery').data.event_id).toBe(
+      ping.event_id,
+    );
+    expect(json(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${ping.id}/resend`), 200, 'resendWebhookDelivery').data.event_id).toBe(
+      ping.event_id,
+    );
+    expect((await state()).deliveries).toBe(before.deliveries + 3);
+  });
+
+  it('portal: a field is 422 naming it, text/plain 415, invalid JSON 400, and none of them acts; {} and no body (what the front end sends) do', async () => {
+    const ep = await portalEndpoint(t, s, { url: 'https://hooks.example.com/actions', events: ['order.created'] });
+    const ping = portalJson(await call('POST', `/webhook-endpoints/${ep.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test').data;
+    const session = { cookie: s.cookie, 'x-csrf-token': s.csrf };
+    const state = async () => ({
+      secret: portalJson(await call('GET', `/webhook-endpoints/${ep.id}/secret`), 200, 'GET /portal/api/webhook-endpoints/:id/secret').data,
+      deliveries: portalJson(await call('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data.length,
+    });
+    const before = await state();
+    for (const { action, path } of actionsOn(ep, ping.id)) {
+      const url = `/portal/api${path}`;
+      const field = await call('POST', path, { zz: 1 });
+      expect([action, field.statusCode, problem(field, 422)]).toMatchObject([action, 422, unknownField]);
+      const text = await t.app.inject({ method: 'POST', url, headers: { ...session, 'content-type': 'text/plain' }, payload: '{}' });
+      expect([action, text.statusCode, problem(text, 415)]).toMatchObject([action, 415, notJson]);
+      const broken = await t.app.inject({ method: 'POST', url, headers: { ...session, 'content-type': 'application/json' }, payload: '{"zz":' });
+      expect([action, broken.statusCode, problem(broken, 400)]).toMatchObject([action, 400, badJson]);
+    }
+    expect(await state()).toEqual(before);
+
+    const rotated = portalJson(
+      await call('POST', `/webhook-endpoints/${ep.id}/rotate-secret`, {}),
+      200,
+      'POST /portal/api/webhook-endpoints/:id/rotate-secret',
+    ).data;
+    expect(rotated.signing_secret).not.toBe(before.secret.signing_secret);
+    const bare = portalJson(await call('POST', `/webhook-endpoints/${ep.id}/rotate-secret`), 200, 'POST /portal/api/webhook-endpoints/:id/rotate-secret').data;
+    expect(bare.signing_secret).not.toBe(rotated.signing_secret);
+    portalJson(await call('POST', `/webhook-endpoints/${ep.id}/test`, {}), 200, 'POST /portal/api/webhook-endpoints/:id/test');
+    portalJson(
+      await call('POST', `/webhook-endpoints/${ep.id}/deliveries/${ping.id}/resend`, {}),
+      200,
+      'POST /portal/api/webhook-endpoints/:id/deliveries/:d/resend',
+    );
+    expect((await state()).deliveries).toBe(before.deliveries + 2);
+  });
 });
