@@ -133,15 +133,34 @@ export interface SharedCounters {
   close(): Promise<void>;
 }
 
+/**
+ * How long a Redis command may take before it counts as failed (the caller then falls back at once,
+ * as when the connection is refused). A Redis that holds the connection open but does not answer
+ * (stopped, overloaded, a network path that drops packets) would otherwise hold every request and
+ * sign-in forever. Counters answer in well under a millisecond, so 300 ms is only ever an outage.
+ */
+export const REDIS_ANSWER_MS = 300;
+
 export function openCounters(opts: { redisUrl: string | null; keyPrefix: string }): SharedCounters {
   if (!opts.redisUrl) {
     const store = new MemoryCounters();
     return { store, redis: undefined, ready: Promise.resolve(), close: async () => store.close() };
   }
   // No offline queue: while Redis is unreachable a command fails at once (and the caller falls back)
-  // instead of waiting for a reconnect, which would stall every request behind it.
-  const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-  // Connection errors surface on the calls that need Redis; without a listener ioredis would log each.
+  // instead of waiting for a reconnect, which would stall every request behind it. A command not
+  // answered within REDIS_ANSWER_MS fails (commandTimeout), and the silent connection is dropped
+  // (socketTimeout), so the commands after it fail at once too until a reconnect gets an answer.
+  // Commands cut off by a dropped connection are not sent again: a count is not worth a double hit.
+  const redis = new Redis(opts.redisUrl, {
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: REDIS_ANSWER_MS,
+    socketTimeout: REDIS_ANSWER_MS,
+    lazyConnect: false,
+  });
+  // Connection errors surface on the calls that need Redis (and once per outage in the log, through
+  // reportRedisOutages); without a listener ioredis would print each one.
   redis.on('error', () => {});
   const ready = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, 2_000);
@@ -159,7 +178,35 @@ export function openCounters(opts: { redisUrl: string | null; keyPrefix: string 
     ready,
     async close() {
       store.close();
+      // QUIT is not answered by a Redis that has stopped answering: then just drop the connection.
       await redis.quit().catch(() => {});
+      redis.disconnect();
     },
   };
+}
+
+interface OutageLog {
+  warn(obj: object, msg: string): void;
+  info(msg: string): void;
+}
+
+/**
+ * Logs when Redis stops answering (a warning, once per outage, however many requests meet it) and
+ * when it answers again, so an operator knows the limits are per process meanwhile.
+ */
+export function reportRedisOutages(redis: Redis, log: OutageLog) {
+  let answering = true;
+  redis.on('error', (err: Error) => {
+    if (!answering) return;
+    answering = false;
+    log.warn(
+      { err: { message: err.message } },
+      'Redis is not answering: the API rate limit is not applied and the sign-in and send throttles count per process until it answers again',
+    );
+  });
+  redis.on('ready', () => {
+    if (answering) return;
+    answering = true;
+    log.info('Redis answers again: rate-limit and throttle counts are shared between processes again');
+  });
 }

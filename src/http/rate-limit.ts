@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import { rateLimited } from '../metrics.ts';
+import { reportRedisOutages } from './counters.ts';
 import { AppError } from './errors.ts';
 
 declare module 'fastify' {
@@ -18,6 +19,9 @@ declare module 'fastify' {
 const WINDOW_SECONDS = 60;
 
 export async function registerRateLimit(app: FastifyInstance, opts: { perMinute: number; redis: Redis | undefined; keyPrefix: string }) {
+  // The connection is counters.ts's (a Redis command gives up after REDIS_ANSWER_MS); here is where
+  // it meets the app's log. While Redis fails, skipOnError lets requests through, unlimited.
+  if (opts.redis) reportRedisOutages(opts.redis, app.log);
   await app.register(rateLimit, {
     global: false,
     max: opts.perMinute,
