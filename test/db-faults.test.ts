@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_URL, json, onPostgres, OPERATOR_TOKEN, startMerchantApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { makeProduct, WAREHOUSE, type MadeProduct } from './fixtures.ts';
@@ -132,6 +133,34 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
   });
 
   const onHand = async (variantId: string) => json(await t.api(key, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data[0]?.on_hand ?? 0;
+
+  it('a connection lost while the write commits answers 503 saying it may have been applied; the same key then applies it exactly once', async () => {
+    // The first adjustment with this reason has its backend terminated at its COMMIT (a deferred
+    // trigger, run as the transaction commits; a sequence, so a retry is not cut again).
+    await sql`create sequence cut_at_commit_seq`.execute(t.database.db);
+    await sql`create function cut_at_commit() returns trigger language plpgsql as $$
+      begin
+        if nextval('cut_at_commit_seq') = 1 then perform pg_terminate_backend(pg_backend_pid()); end if;
+        return null;
+      end $$`.execute(t.database.db);
+    await sql`create constraint trigger cut_at_commit after insert on inventory_ledger deferrable initially deferred
+      for each row when (new.reason = 'cut at commit') execute function cut_at_commit()`.execute(t.database.db);
+    try {
+      const before = await onHand(p.variants[1].id);
+      const body = { adjustments: [{ variant_id: p.variants[1].id, fulfillment_location_id: m.locations[0], adjustment: 1, reason: 'cut at commit' }] };
+      const cut = await t.api(key, 'POST', '/inventory/adjustments', body, { 'idempotency-key': 'cut-at-commit' });
+      expect(json(cut, 503, 'adjustInventory').detail).toBe(
+        'The database dropped the connection while the write was committing: it may have been applied. Retry with the same Idempotency-Key to get its outcome (applied once either way); without one, read the record before writing again.',
+      );
+      expect(cut.headers['retry-after']).toBe('1');
+      json(await t.api(key, 'POST', '/inventory/adjustments', body, { 'idempotency-key': 'cut-at-commit' }), 200, 'adjustInventory');
+      expect(await onHand(p.variants[1].id)).toBe(before + 1);
+    } finally {
+      await sql`drop trigger cut_at_commit on inventory_ledger`.execute(t.database.db);
+      await sql`drop function cut_at_commit()`.execute(t.database.db);
+      await sql`drop sequence cut_at_commit_seq`.execute(t.database.db);
+    }
+  });
 
   it('backends terminated under parallel load: alive, only 2xx or 503 problems, readyz back within 5 s, on_hand exact', async () => {
     const svc = await startService(t.database.url!);

@@ -46,16 +46,30 @@ export class StatementNames {
 type Callback = (err: Error | null, result: pg.QueryResult) => void;
 
 /**
+ * An error of a connection whose COMMIT failed: if the connection was lost then, the server may
+ * have committed before it went, so the write may have been applied (src/http/errors.ts).
+ */
+export type CommitOutcomeUnknown = Error & { commitOutcomeUnknown?: true };
+
+/**
  * Make `client` send Kysely's statements (`query(text, values)`) in callback mode, by name where
  * `names` gives one (pg prepares each name once per connection); null names: always unnamed.
  */
 export function sendStatements(client: pg.PoolClient, names: StatementNames | null): void {
   const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: Callback) => unknown;
+  // Set once a COMMIT fails: from then on (the COMMIT's own error, and the rollback's that Kysely
+  // throws in its place) every error of this client says the write's outcome is unknown.
+  let commitFailed = false;
   client.query = ((config: unknown, values?: unknown, callback?: Callback) => {
     if (typeof config !== 'string' || !Array.isArray(values) || callback) return query(config, values, callback);
     const name = names?.nameOf(config);
     return new Promise<pg.QueryResult>((resolve, reject) => {
-      const done: Callback = (err, result) => (err ? reject(err) : resolve(result));
+      const done: Callback = (err, result) => {
+        if (!err) return resolve(result);
+        if (config === 'commit') commitFailed = true;
+        if (commitFailed) (err as CommitOutcomeUnknown).commitOutcomeUnknown = true;
+        reject(err);
+      };
       if (name === undefined) query(config, values, done);
       else query({ name, text: config, values }, undefined, done);
     }).catch((err: Error) => {

@@ -85,7 +85,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   headers_too_large: 'The request headers are larger than 16 KB; the connection is closed.',
   internal_error: 'Something failed on our side. Retry; idempotent writes are safe to retry with the same key.',
   service_unavailable:
-    'The database is unreachable or dropped the connection mid-request; nothing was applied. Retry after `Retry-After` seconds (writes with the same Idempotency-Key).',
+    'The database is unreachable or dropped the connection mid-request; nothing was applied, unless the detail says the connection was lost while the write was committing (then it may have been). Retry after `Retry-After` seconds (writes with the same Idempotency-Key, which applies a write once either way).',
 };
 
 export class AppError extends Error {
@@ -103,11 +103,17 @@ export class AppError extends Error {
   }
 }
 
-/** The database is unreachable or dropped the connection: the request rolled back and may be retried. */
-export const databaseUnavailable = () =>
+/**
+ * The database is unreachable or dropped the connection: the request rolled back and may be
+ * retried. Unless the connection was lost while the write was committing (`err` says so,
+ * src/db/prepared.ts): then nobody knows whether it was applied, and the answer says so.
+ */
+export const databaseUnavailable = (err?: unknown) =>
   new AppError(
     'service_unavailable',
-    'The database is unreachable or dropped the connection; nothing was applied. Retry (with the same Idempotency-Key for writes).',
+    (err as { commitOutcomeUnknown?: true } | undefined)?.commitOutcomeUnknown
+      ? 'The database dropped the connection while the write was committing: it may have been applied. Retry with the same Idempotency-Key to get its outcome (applied once either way); without one, read the record before writing again.'
+      : 'The database is unreachable or dropped the connection; nothing was applied. Retry (with the same Idempotency-Key for writes).',
     undefined,
     { 'Retry-After': '1' },
   );
