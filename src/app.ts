@@ -178,6 +178,16 @@ export async function buildApp(opts: AppOptions) {
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
+    // The request's own stream failed: the client closed the connection before its body arrived
+    // (Node's "aborted", code ECONNRESET, which toAppError would take for the database's and log as
+    // a failure). Nothing failed on our side, and nobody is left to read the answer.
+    if (err === req.raw.errored) {
+      req.log.info({ code: err.code }, 'the client closed the connection before its body arrived');
+      return reply
+        .code(400)
+        .type('application/problem+json')
+        .send(problem(new AppError('malformed_request', 'The body did not arrive.'), req.id));
+    }
     const appError = toAppError(err);
     if (appError.status >= 500) req.log.error({ err }, 'request failed');
     for (const [k, v] of Object.entries(appError.headers)) reply.header(k, v);
@@ -281,7 +291,7 @@ const hasBody = (raw: IncomingMessage) => raw.headers['transfer-encoding'] !== u
 
 function toAppError(err: FastifyError & { validation?: unknown }): AppError {
   if (err instanceof AppError) return err;
-  if (isConnectionFailure(err)) return databaseUnavailable(err);
+  if (isConnectionFailure(err)) return databaseUnavailable();
   if (err.validation) return validationProblem(err);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -3,8 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../src/http/scopes.ts';
 import { validatorCompiler } from '../src/http/validation.ts';
+import { Writable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { createLogger } from '../src/logger.ts';
+import { waitFor } from './wait.ts';
 import { fingerprint } from './fingerprint.ts';
-import { expectProblem, json, ok, startMerchantApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { expectProblem, json, ok, startMerchantApp, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -402,5 +407,42 @@ describe('the Idempotency-Key header', () => {
     // One header is a key as before.
     ok(await raw('POST', '/api/integrations/v1/inventory/adjustments', body, { ...bearer(), 'idempotency-key': 'd1' }), 'adjustInventory');
     expect(await stored()).toEqual([{ key: 'd1' }]);
+  });
+});
+
+describe('a client that closes the connection mid-body', () => {
+  it('is logged at info, not as a failure at error level: nobody can be answered, nothing failed on our side', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const entries = () => lines.map((l) => JSON.parse(l) as { level: number; msg: string; request_id?: string; code?: string });
+    const logged = await startTestApp({}, undefined, createLogger({ level: 'debug', format: 'json' }, sink));
+    try {
+      const adjuster = await (await logged.merchant({ locations: 1 })).key(['inventory.adjust']);
+      // The request's stream, to close the connection once the body is being read (not before).
+      let incoming: IncomingMessage | undefined;
+      logged.app.server.on('request', (req: IncomingMessage) => (incoming = req));
+      await logged.app.listen({ port: 0, host: '127.0.0.1' });
+      const socket = net.connect((logged.app.server.address() as AddressInfo).port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(
+        `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${adjuster}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"adjust"',
+      );
+      await waitFor(() => incoming !== undefined && incoming.listenerCount('data') > 0, { deadlineMs: 10_000, what: 'the body being read' });
+      socket.destroy();
+      const line = await waitFor(() => entries().find((e) => e.level >= 50 || e.msg === 'the client closed the connection before its body arrived'), {
+        deadlineMs: 10_000,
+        what: 'the aborted request to be logged',
+      });
+      expect(entries().filter((e) => e.level >= 50)).toEqual([]);
+      expect(line).toMatchObject({ level: 30, code: 'ECONNRESET', request_id: expect.any(String) });
+    } finally {
+      await logged.close();
+    }
   });
 });
