@@ -291,7 +291,7 @@ const hasBody = (raw: IncomingMessage) => raw.headers['transfer-encoding'] !== u
 
 function toAppError(err: FastifyError & { validation?: unknown }): AppError {
   if (err instanceof AppError) return err;
-  if (isConnectionFailure(err)) return databaseUnavailable();
+  if (isConnectionFailure(err)) return databaseUnavailable(err);
   if (err.validation) return validationProblem(err);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
