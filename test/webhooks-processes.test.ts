@@ -7,6 +7,7 @@ import { json, onPostgres, startTestApp, type TestApp, type TestMerchant } from 
 import { startReceiver, type Receiver } from './receiver.ts';
 import { spawnQuietService } from './service-process.ts';
 import { waitFor } from './wait.ts';
+import { LOST_ATTEMPT } from '../src/events/worker.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -120,6 +121,23 @@ describe.runIf(onPostgres())('worker processes', () => {
       const unique = new Set(receiver.received.map((r) => r.body.id));
       expect(unique.size).toBe(100);
       expect(receiver.maxConcurrentPerEvent()).toBe(1);
+      // Every attempt a delivery counts is in its attempts list: one the killed worker took and never
+      // recorded is logged as such when its lease runs out and the delivery is taken again.
+      const { rows: counted } = await sql<{ id: string; endpoint_id: string; attempts: number; logged: number }>`
+        select d.id, d.endpoint_id, d.attempts, (select count(*)::int from webhook_attempts a where a.delivery_id = d.id) as logged
+          from webhook_deliveries d where d.merchant_id = ${m.id}::uuid order by d.attempts desc, d.id`.execute(t.database.db);
+      expect(counted.filter((d) => d.logged !== d.attempts)).toEqual([]);
+      const retried = counted[0];
+      expect(retried.attempts).toBe(2);
+      const attempts = json(
+        await t.op('GET', `/merchants/${m.id}/webhook-endpoints/${retried.endpoint_id}/deliveries/${retried.id}/attempts`),
+        200,
+        'listWebhookAttempts',
+      ).data;
+      expect(attempts.map((a) => [a.attempt, a.status_code, a.error])).toEqual([
+        [1, null, LOST_ATTEMPT],
+        [2, 200, null],
+      ]);
     } finally {
       await receiver.close();
     }

@@ -31,6 +31,10 @@ import type { DeliveryWake } from './wake.ts';
  */
 export const retryDue = (seconds: Expression<number>) => sql<Date>`date_trunc('milliseconds', clock_timestamp() + ${seconds} * interval '1 second')`;
 
+/** The error of an attempt whose worker stopped or lost its database connection before recording it. */
+export const LOST_ATTEMPT =
+  'No outcome was recorded: the worker stopped or lost its database connection after taking this attempt, so the receiver may or may not have got it. It was retried after its lease ran out.';
+
 export interface Worker {
   stop(): Promise<void>;
   /**
@@ -167,7 +171,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
       with busy as (
         select key::uuid as endpoint_id, value::int as in_flight from jsonb_each_text(${busy}::jsonb)
       ), due as (
-        select d2.id, d2.endpoint_id, d2.next_attempt_at
+        select d2.id, d2.endpoint_id, d2.next_attempt_at, d2.merchant_id, d2.attempts, d2.locked_until
           from webhook_deliveries d2
           join webhook_endpoints e on e.id = d2.endpoint_id
          where d2.status = 'pending'
@@ -185,6 +189,14 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
          where r.rn <= ${maxHeld} - coalesce(b.in_flight, 0)
          order by r.next_attempt_at, r.id
          limit ${free}
+      ), lost as (
+        -- A lease that ran out: the attempt it was taken for was posted (or not) by a worker that
+        -- stopped or lost its connection before recording the outcome. It is logged as such, so the
+        -- attempts list shows every attempt the count includes.
+        insert into webhook_attempts (merchant_id, delivery_id, attempt, status_code, duration_ms, error)
+        select due.merchant_id, due.id, due.attempts, null, 0, ${LOST_ATTEMPT}
+          from due join picked on picked.id = due.id
+         where due.locked_until is not null and due.attempts > 0
       )
       update webhook_deliveries d
          set locked_until = clock_timestamp() + ${`${leaseMs} milliseconds`}::interval,
