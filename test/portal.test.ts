@@ -287,8 +287,23 @@ describe('keys and endpoints', () => {
     expect(locations.map((l: { id: string }) => l.id)).toEqual([m.locations[0]]);
     const list = portalJson(await call(s, 'GET', '/api-keys'), 200, 'GET /portal/api/api-keys').data;
     expect(list[0]).not.toHaveProperty('secret');
+    // A revoke takes {} or no body (what the front end sends): a field is 422 naming it, a body
+    // that is not JSON 415, and neither revokes.
+    expect(problem(await call(s, 'POST', `/api-keys/${key.id}/revoke`, { zz: 1 }), 422).errors).toEqual([
+      { path: '/zz', message: 'is not a known field', code: 'unknown_field' },
+    ]);
+    expect(problem(await call(s, 'POST', `/api-keys/${key.id}/revoke`, '{}', { 'content-type': 'text/plain' }), 415).code).toBe('unsupported_media_type');
+    expect((await t.api(key.secret, 'GET', '/locations')).statusCode).toBe(200);
     expect(portalJson(await call(s, 'POST', `/api-keys/${key.id}/revoke`), 200, 'POST /portal/api/api-keys/:id/revoke').data.revoked_at).not.toBeNull();
     expect((await t.api(key.secret, 'GET', '/locations')).statusCode).toBe(401);
+  });
+
+  it('sign-out takes {} or no body: a field is 422 naming it and the session stays', async () => {
+    const s = await signIn();
+    expect(problem(await call(s, 'POST', '/logout', { zz: 1 }), 422).errors).toEqual([{ path: '/zz', message: 'is not a known field', code: 'unknown_field' }]);
+    expect(portalJson(await call(s, 'GET', '/session'), 200, 'GET /portal/api/session').data).not.toBeNull();
+    expect(portalJson(await call(s, 'POST', '/logout', {}), 200, 'POST /portal/api/logout').data).toEqual({ signed_out: true });
+    expect(problem(await call(s, 'GET', '/api-keys'), 401).code).toBe('unauthorized');
   });
 
   it('form errors name their fields', async () => {

@@ -59,8 +59,8 @@ const Id = Type.Object({ id: Uuid() });
 const IdD = Type.Object({ id: Uuid(), d: Uuid() });
 const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 const ok = <T extends TSchema>(data: T) => ({ 200: Envelope(data) });
-// An endpoint action (rotate-secret, test, resend) takes `{}` or no body at all (what the front end
-// sends), as on the operator API.
+// An action (sign-out, key revoke, and the endpoint actions rotate-secret, test, resend) takes `{}`
+// or no body at all (what the front end sends), as on the operator API.
 const action = { emptyBodyOptional: true } as const;
 const OPEN = ['/portal/api/login', '/portal/api/meta', '/portal/api/session'];
 
@@ -115,11 +115,15 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
       return { data: sessionBody(session), request_id: req.id };
     },
   );
-  app.post('/logout', { schema: { ...hidden, response: ok(Type.Object({ signed_out: Type.Boolean() })) } }, async (req, reply) => {
-    await signOut(app.db, req.session!);
-    clearSessionCookie(reply, req, app.config.publicBaseUrl);
-    return { data: { signed_out: true }, request_id: req.id };
-  });
+  app.post(
+    '/logout',
+    { schema: { ...hidden, body: EndpointActionBody, response: ok(Type.Object({ signed_out: Type.Boolean() })) }, config: action },
+    async (req, reply) => {
+      await signOut(app.db, req.session!);
+      clearSessionCookie(reply, req, app.config.publicBaseUrl);
+      return { data: { signed_out: true }, request_id: req.id };
+    },
+  );
   app.get('/session', { schema: { ...hidden, response: ok(Nullable(SessionInfo)) } }, async (req) => ({
     data: req.session ? sessionBody(req.session) : null,
     request_id: req.id,
@@ -135,7 +139,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     reply.code(201);
     return { data: await createApiKey(ctx(req), req.body), request_id: req.id };
   });
-  app.post('/api-keys/:id/revoke', { schema: { ...hidden, params: Id, response: ok(ApiKey) } }, async (req) => ({
+  app.post('/api-keys/:id/revoke', { schema: { ...hidden, body: EndpointActionBody, params: Id, response: ok(ApiKey) }, config: action }, async (req) => ({
     data: await revokeApiKey(ctx(req), req.params.id),
     request_id: req.id,
   }));
