@@ -211,6 +211,38 @@ describe('values the service would change or could never use', () => {
     );
   });
 
+  it('a number JSON cannot hold (1e309, -1e309) in connected collection rules is 422 naming it, not stored as null', async () => {
+    const sync = (...rules: string[]) =>
+      `{"source_name":"finite","collections":[${rules.map((r, i) => `{"external_id":"c${i}","title":"C","kind":"smart","rules":${r}}`).join(',')}]}`;
+    const body = await refused(
+      () =>
+        raw(
+          'POST',
+          `/api/platform/v1/merchants/${m.id}/connected-sync`,
+          sync('{"all":[{"column":"price","value":1e309}]}', '{"min":-1e309,"max":1}'),
+          operator,
+        ),
+      [
+        ['/collections/0/rules/all/0/value', 'out_of_range'],
+        ['/collections/1/rules/min', 'out_of_range'],
+      ],
+    );
+    expect(body.detail).toBe('/collections/0/rules/all/0/value: must be a finite number; /collections/1/rules/min: must be a finite number');
+    const many = await refused(
+      () => raw('POST', `/api/platform/v1/merchants/${m.id}/connected-sync`, sync(`[${Array(150).fill('1e309').join(',')}]`), operator),
+      Array.from({ length: 100 }, (_, i) => [`/collections/0/rules/${i}`, 'out_of_range'] as [string, string]),
+    );
+    expect(many.detail).toMatch(/^More than 100 fields are invalid; the first 100 are listed\. \/collections\/0\/rules\/0: must be a finite number; /);
+    // The largest finite numbers are kept as sent (rules are stored, not answered: read the row).
+    const synced = json(
+      await raw('POST', `/api/platform/v1/merchants/${m.id}/connected-sync`, sync('{"max":1.7976931348623157e308,"min":-1e308}'), operator),
+      200,
+      'syncConnectedSource',
+    );
+    const row = await t.database.db.selectFrom('collections').select('rules').where('id', '=', synced.data.collections.ids.c0).executeTakeFirstOrThrow();
+    expect(row.rules).toEqual({ max: Number.MAX_VALUE, min: -1e308 });
+  });
+
   it('a tracking or video URL without a host is 422; a video must be a video asset', async () => {
     const order = json(
       await m.op('POST', '/orders', { fulfillment_location_id: m.locations[0], line_items: [{ variant_id: variantId, quantity: 1 }] }),
