@@ -137,9 +137,23 @@ export async function buildApp(opts: AppOptions) {
     if (req.validationError && !req.routeOptions.config.idempotent) return done(validationProblem(req.validationError));
     done();
   });
+  // Once app.close() begins (shutdown), every answer carries `Connection: close`: a keep-alive
+  // connection whose request was in flight then closes after its answer, instead of staying open
+  // for the 72 s keep-alive timeout while the shutdown waits for it. Connections idle when closing
+  // begins are closed by Node's server.close(); one whose answer was already on its way then, here.
+  let draining = false;
+  app.addHook('preClose', (done) => {
+    draining = true;
+    done();
+  });
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Request-Id', req.id).headers(headers);
+    if (draining) reply.header('Connection', 'close');
     done(null, payload);
+  });
+  app.addHook('onResponse', (_req, _reply, done) => {
+    if (draining) app.server.closeIdleConnections();
+    done();
   });
   // What Node and the router let through unchecked: a query string that is not valid
   // percent-encoded UTF-8 (it was searched for as literal text, while the same bytes in a path are

@@ -1,0 +1,137 @@
+// Graceful shutdown of a real process (src/main.ts): SIGTERM while requests are in flight on
+// keep-alive connections. Raw sockets, so the test controls when each byte arrives.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { OPERATOR_TOKEN, testDatabase, type TestDatabase } from './helpers.ts';
+import { waitFor } from './wait.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mia-shutdown-'));
+const databases: TestDatabase[] = [];
+afterAll(async () => {
+  for (const d of databases) await d.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+interface Service {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** src/main.ts with both roles, on the suite's PostgreSQL (TEST_DB=postgres) or a new embedded database. */
+async function startService(): Promise<Service> {
+  const database = await testDatabase();
+  databases.push(database);
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ...(database.url ? { DATABASE_URL: database.url } : { DATA_DIR: fs.mkdtempSync(path.join(tmp, 'data-')) }),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
+      SEED_DEMO: 'false',
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await waitFor(() => /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1], {
+    deadlineMs: 60_000,
+    what: 'the service to listen',
+    describe: () => out,
+  });
+  return { child, port: Number(port), output: () => out, exited };
+}
+
+/** A raw keep-alive connection: what the server sent so far, and whether it closed. */
+async function connect(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let received = '';
+  let closed = false;
+  socket.on('data', (c: Buffer) => (received += c.toString('latin1')));
+  socket.on('error', () => {});
+  socket.on('close', () => (closed = true));
+  return {
+    send: (text: string) => socket.write(text),
+    received: () => received,
+    closed: () => closed,
+    destroy: () => socket.destroy(),
+  };
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Every complete final answer in `text` (Content-Length bodies, as this service sends; `100 Continue` skipped). */
+function answers(text: string): Answer[] {
+  const out: Answer[] = [];
+  let rest = text;
+  for (;;) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end === -1) return out;
+    const [statusLine, ...lines] = rest.slice(0, end).split('\r\n');
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    const length = Number(headers['content-length'] ?? 0);
+    if (rest.length < end + 4 + length) return out;
+    const status = Number(statusLine.split(' ')[1]);
+    if (status !== 100) out.push({ status, headers, body: rest.slice(end + 4, end + 4 + length) });
+    rest = rest.slice(end + 4 + length);
+  }
+}
+
+const HEALTH = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n';
+
+describe('shutdown with requests in flight on keep-alive connections', () => {
+  it('answers the in-flight request with Connection: close, closes idle connections, and exits 0 soon after', async () => {
+    const service = await startService();
+    try {
+      // An idle keep-alive connection: it has had its answer and waits for the next request.
+      const idle = await connect(service.port);
+      idle.send(HEALTH);
+      await waitFor(() => answers(idle.received()).length === 1, { deadlineMs: 5_000, what: 'the idle connection’s first answer' });
+      expect(answers(idle.received())[0].headers['connection']).toBe('keep-alive');
+
+      // A request in flight: its body arrives in two halves, SIGTERM between them. Node answers
+      // `100 Continue` as it hands the request to the app, so the SIGTERM surely comes after that.
+      const body = JSON.stringify({ name: 'Merchant created while shutting down' });
+      const busy = await connect(service.port);
+      busy.send(
+        `POST /api/platform/v1/merchants HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${OPERATOR_TOKEN}\r\nExpect: 100-continue\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+      );
+      await waitFor(() => busy.received().startsWith('HTTP/1.1 100 Continue\r\n\r\n'), { deadlineMs: 5_000, what: 'the request to reach the app' });
+      service.child.kill('SIGTERM');
+      // Closing has begun once the idle connection is closed by the server.
+      await waitFor(() => idle.closed(), { deadlineMs: 5_000, what: 'the idle connection to be closed', describe: () => service.output() });
+      const sentAt = Date.now();
+      busy.send(body.slice(10));
+
+      await waitFor(() => busy.closed(), { deadlineMs: 5_000, what: 'the in-flight request’s connection to close after its answer', describe: busy.received });
+      const [created, ...more] = answers(busy.received());
+      expect(more).toEqual([]);
+      expect(created.status, created.body).toBe(201);
+      expect(created.headers['connection']).toBe('close');
+      expect(JSON.parse(created.body)).toMatchObject({ data: { name: 'Merchant created while shutting down' } });
+
+      const code = await Promise.race([service.exited, new Promise((r) => setTimeout(() => r('still running'), 5_000))]);
+      expect(code, service.output()).toBe(0);
+      expect(Date.now() - sentAt).toBeLessThan(5_000);
+    } finally {
+      if (service.child.exitCode === null) service.child.kill('SIGKILL');
+    }
+  }, 90_000);
+});
