@@ -4,14 +4,14 @@ import type { FastifyRequest, FastifyReply } from 'fastify';
 import { AppError } from './errors.ts';
 import { keyStore } from './keys.ts';
 import { effectiveScopes } from './scopes.ts';
-import { bearerToken, unauthorized } from './tokens.ts';
+import { bearerToken, headerCount, unauthorized } from './tokens.ts';
 
 function presentedSecret(req: FastifyRequest): string | null {
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
     // Node keeps the first of several Authorization headers and drops the rest: which key would
     // act is a guess, so two are a malformed header (RFC 9110 allows one).
-    if (authorizationCount(req.raw.rawHeaders) > 1) throw unauthorized('Send one Authorization header.');
+    if (headerCount(req.raw.rawHeaders, 'authorization') > 1) throw unauthorized('Send one Authorization header.');
     const token = bearerToken(authorization);
     if (token === null) throw unauthorized('The Authorization header must be "Bearer <API key>".');
     return token;
@@ -19,12 +19,6 @@ function presentedSecret(req: FastifyRequest): string | null {
   const apiKey = req.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
   return null;
-}
-
-function authorizationCount(raw: string[]): number {
-  let n = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') n++;
-  return n;
 }
 
 export async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {

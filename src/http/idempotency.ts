@@ -13,6 +13,7 @@ import { idempotentReplays } from '../metrics.ts';
 import { ctxOf, type Ctx } from './context.ts';
 import { AppError, problem } from './errors.ts';
 import { canonicalJson } from './serialize.ts';
+import { headerCount } from './tokens.ts';
 import { validationProblem } from './validation.ts';
 
 export interface WriteResult {
@@ -76,12 +77,6 @@ function parseKey(req: FastifyRequest): string | null {
   return key;
 }
 
-/** How many times the request sent the header `name` (lower case), from Node's [name, value, …] list. */
-function headerCount(rawHeaders: string[], name: string): number {
-  let n = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].length === name.length && rawHeaders[i].toLowerCase() === name) n++;
-  return n;
-}
 
 /**
  * The path a key is scoped to: the route's, with its parameters as validated (ids in lower case).

@@ -19,3 +19,10 @@ export function bearerMatches(authorization: string | undefined, token: string):
 
 /** 401 with `WWW-Authenticate: Bearer` (integration API, operator API, metrics). */
 export const unauthorized = (detail: string) => new AppError('unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer' });
+
+/** How many times the request sent the header `name` (lower case), from Node's [name, value, …] list. */
+export function headerCount(rawHeaders: string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].length === name.length && rawHeaders[i].toLowerCase() === name) n++;
+  return n;
+}
