@@ -77,7 +77,6 @@ function parseKey(req: FastifyRequest): string | null {
   return key;
 }
 
-
 /**
  * The path a key is scoped to: the route's, with its parameters as validated (ids in lower case).
  * The URL as sent named one resource several ways (an id in upper case, a trailing slash, a
