@@ -92,6 +92,8 @@ export async function buildApp(opts: AppOptions) {
     // connection closed: Fastify's default, 0, kept a connection that sent part of its body open
     // for ever (slowloris). Node looks for such requests every connectionsCheckingInterval.
     requestTimeout: opts.config.requestTimeoutMs,
+    // Requests that arrive while closing are refused by an onRequest hook (below), as a problem.
+    return503OnClosing: false,
     http: {
       requestTimeout: opts.config.requestTimeoutMs,
       headersTimeout: Math.min(60_000, opts.config.requestTimeoutMs),
@@ -146,6 +148,9 @@ export async function buildApp(opts: AppOptions) {
     draining = true;
     done();
   });
+  // A request that reaches the app after closing began (on a connection busy when it began) is
+  // refused with our own 503 problem (X-Request-Id, Retry-After), not Fastify's bare JSON 503.
+  app.addHook('onRequest', (_req, _reply, done) => done(draining ? shuttingDown() : undefined));
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Request-Id', req.id).headers(headers);
     if (draining) reply.header('Connection', 'close');
@@ -299,6 +304,11 @@ function trackKeyChanges(app: FastifyInstance, opts: AppOptions) {
     await keys.flushTouches().catch((err: unknown) => app.log.warn({ err }, 'last_used_at of API keys not written'));
   });
 }
+
+const shuttingDown = () =>
+  new AppError('service_unavailable', 'This instance is shutting down; nothing was applied. Retry (another instance answers).', undefined, {
+    'Retry-After': '1',
+  });
 
 /** The request carries a body: a Transfer-Encoding, or a Content-Length above 0. */
 const hasBody = (raw: IncomingMessage) => raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length'] ?? 0) > 0;

@@ -96,7 +96,7 @@ function answers(text: string): Answer[] {
 const HEALTH = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n';
 
 describe('shutdown with requests in flight on keep-alive connections', () => {
-  it('answers the in-flight request with Connection: close, closes idle connections, and exits 0 soon after', async () => {
+  it('answers the in-flight request with Connection: close, refuses later ones with a 503 problem, closes idle connections, and exits 0 soon after', async () => {
     const service = await startService();
     try {
       // An idle keep-alive connection: it has had its answer and waits for the next request.
@@ -104,6 +104,13 @@ describe('shutdown with requests in flight on keep-alive connections', () => {
       idle.send(HEALTH);
       await waitFor(() => answers(idle.received()).length === 1, { deadlineMs: 5_000, what: 'the idle connection’s first answer' });
       expect(answers(idle.received())[0].headers['connection']).toBe('keep-alive');
+
+      // A connection that had an answer and is sending its next request's headers: busy, so not
+      // closed when closing begins; that request reaches the app after it began.
+      const next = await connect(service.port);
+      next.send(HEALTH);
+      await waitFor(() => answers(next.received()).length === 1, { deadlineMs: 5_000, what: 'the first answer on the next connection' });
+      next.send('GET /api/integrations/v1/orders HTTP/1.1\r\nHost: localhost\r\n');
 
       // A request in flight: its body arrives in two halves, SIGTERM between them. Node answers
       // `100 Continue` as it hands the request to the app, so the SIGTERM surely comes after that.
@@ -118,7 +125,24 @@ describe('shutdown with requests in flight on keep-alive connections', () => {
       // Closing has begun once the idle connection is closed by the server.
       await waitFor(() => idle.closed(), { deadlineMs: 5_000, what: 'the idle connection to be closed', describe: () => service.output() });
       const sentAt = Date.now();
+      next.send('\r\n');
       busy.send(body.slice(10));
+
+      // Refused as a problem like every other answer, and the connection closed after it.
+      await waitFor(() => next.closed(), { deadlineMs: 5_000, what: 'the refused request’s connection to close', describe: next.received });
+      const [, refused, ...after] = answers(next.received());
+      expect(after).toEqual([]);
+      expect(refused.status).toBe(503);
+      expect(refused.headers).toMatchObject({ 'content-type': 'application/problem+json; charset=utf-8', 'retry-after': '1', connection: 'close' });
+      expect(JSON.parse(refused.body)).toEqual({
+        type: '/errors#service_unavailable',
+        title: 'Service unavailable',
+        status: 503,
+        detail: 'This instance is shutting down; nothing was applied. Retry (another instance answers).',
+        code: 'service_unavailable',
+        request_id: refused.headers['x-request-id'],
+      });
+      expect(refused.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 
       await waitFor(() => busy.closed(), { deadlineMs: 5_000, what: 'the in-flight request’s connection to close after its answer', describe: busy.received });
       const [created, ...more] = answers(busy.received());
