@@ -85,7 +85,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   headers_too_large: 'The request headers are larger than 16 KB; the connection is closed.',
   internal_error: 'Something failed on our side. Retry; idempotent writes are safe to retry with the same key.',
   service_unavailable:
-    'The database is unreachable or dropped the connection mid-request; nothing was applied, unless the detail says the connection was lost while the write was committing (then it may have been). Retry after `Retry-After` seconds (writes with the same Idempotency-Key, which applies a write once either way).',
+    'The database is unreachable or dropped the connection mid-request, or this process is shutting down; nothing was applied, unless the detail says the connection was lost while the write was committing (then it may have been). Retry after `Retry-After` seconds (writes with the same Idempotency-Key, which applies a write once either way).',
 };
 
 export class AppError extends Error {
