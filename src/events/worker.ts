@@ -154,6 +154,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
   // Every post until its outcome is recorded (tick and stop wait for them).
   const posts = new Set<Promise<void>>();
   let started = 0;
+  let settled = 0;
   const held = (endpointId: string) => (inFlight.get(endpointId) ?? 0) + (waiting.get(endpointId)?.length ?? 0);
 
   /**
@@ -360,7 +361,10 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
         started++;
         const post: Promise<void> = deliver(c)
           .catch((err) => log.error({ err, delivery: c.id }, 'webhook delivery could not be settled; retried after its lease'))
-          .finally(() => posts.delete(post));
+          .finally(() => {
+            posts.delete(post);
+            settled++;
+          });
         posts.add(post);
       }
       if (queue.length === 0) waiting.delete(endpointId);
@@ -418,8 +422,12 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
     const before = started;
     for (;;) {
       const startedBefore = started;
+      const settledBefore = settled;
       await kick();
-      if (stopped || (posts.size === 0 && started === startedBefore && !filling)) break;
+      // A post that settled while this claim ran may have made a retry due that the claim could not
+      // see (its statement began first): claim again then. (A loaded machine showed it: the tick
+      // ended with a retry due at once still unsent.)
+      if (stopped || (posts.size === 0 && started === startedBefore && settled === settledBefore && !filling)) break;
       if (posts.size > 0) await Promise.race(posts);
     }
     return started - before;
