@@ -401,6 +401,31 @@ describe('bodies nested as deep as 1 MiB allows', () => {
     expect(refusal.detail).toBe('/items: is required; /merchant_order_id: must be string');
   });
 
+  it('two equal deep items in a list of unique values are 422 naming the items (the duplicate check recursed: no field was named)', async () => {
+    const inner = '['.repeat(100_000) + ']'.repeat(100_000);
+    const body = `{"url":"https://hooks.example.com/deep","events":[${inner},${inner}]}`;
+    const answer = await refused(
+      () => raw('POST', `/api/platform/v1/merchants/${m.id}/webhook-endpoints`, body, operator),
+      [
+        ['/events/0', 'invalid_value'],
+        ['/events/1', 'invalid_value'],
+      ],
+    );
+    expect(answer.detail).toMatch(/^\/events\/0: /);
+    // Equal values are still duplicates, as before.
+    const twice = await refused(
+      () =>
+        raw(
+          'POST',
+          `/api/platform/v1/merchants/${m.id}/webhook-endpoints`,
+          '{"url":"https://hooks.example.com/d","events":["order.created","order.created"]}',
+          operator,
+        ),
+      [['/events', 'duplicate']],
+    );
+    expect(twice.detail).toBe('/events: must NOT have duplicate items (items ## 0 and 1 are identical)');
+  });
+
   it('a "__proto__" or "constructor" key at the bottom is 422 naming it (it was 400 "not valid JSON")', async () => {
     const proto = nested('{"title":"t","tags":', '}', '{"__proto__":1}');
     const first = await refused(

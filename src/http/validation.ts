@@ -77,6 +77,27 @@ const storableText: SchemaValidateFunction = (_schema: unknown, data: unknown) =
   return false;
 };
 
+/**
+ * `uniqueItems` of a list of values (ids, enum members): equal values by identity, in one pass.
+ * Ajv's own check compares items deeply, recursing into each: two equal items nested 100,000 levels
+ * deep overflowed the stack, and the answer named no field. An item that is an object or array is
+ * not a value: its item rule refuses it by name.
+ */
+const uniqueValues: SchemaValidateFunction = (_schema: unknown, data: unknown[]) => {
+  const seen = new Map<unknown, number>();
+  for (let i = 0; i < data.length; i++) {
+    const value = data[i];
+    if (value !== null && typeof value === 'object') continue;
+    const j = seen.get(value);
+    if (j !== undefined) {
+      uniqueValues.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, params: { i, j } }];
+      return false;
+    }
+    seen.set(value, i);
+  }
+  return true;
+};
+
 /** A free-form value: every string and key storable, at most MAX_DEPTH levels deep. Iterative. */
 const storableValue: SchemaValidateFunction = (_schema: unknown, data: unknown, _parent, cxt) => {
   const errors: Partial<ErrorObject>[] = [];
@@ -182,6 +203,7 @@ function makeAjvPair(coerceTypes: boolean | 'array'): Ajv {
     ajv.addKeyword({ keyword: 'lowercaseUuid', type: 'string', schemaType: 'boolean', modifying: true, validate: lowercaseUuid });
     ajv.addKeyword({ keyword: 'storableValue', schemaType: 'boolean', errors: true, validate: storableValue });
     ajv.addKeyword({ keyword: 'closedProperties', type: 'object', schemaType: 'array', errors: true, validate: closedProperties });
+    ajv.addKeyword({ keyword: 'uniqueValues', type: 'array', schemaType: 'boolean', errors: true, validate: uniqueValues });
     return ajv;
   };
   const full = make(true);
@@ -198,7 +220,20 @@ type Schema = Record<string, unknown>;
 const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
 const SUBSCHEMAS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'] as const;
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions'] as const;
-const ITEM_KEYWORDS = ['boundedItems', 'prefixItems', 'uniqueItems', 'contains', 'minContains', 'maxContains'] as const;
+const ITEM_KEYWORDS = ['boundedItems', 'prefixItems', 'uniqueItems', 'uniqueValues', 'contains', 'minContains', 'maxContains'] as const;
+const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+const isScalar = (v: unknown) => v === null || typeof v !== 'object';
+
+/** The schema admits only scalars: a scalar type, an enum or const of scalars, or a union of those. */
+function isValueSchema(schema: unknown): boolean {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return false;
+  const s = schema as Schema;
+  if (s.const !== undefined) return isScalar(s.const);
+  if (Array.isArray(s.enum)) return s.enum.every(isScalar);
+  if (Array.isArray(s.anyOf)) return s.anyOf.every(isValueSchema);
+  const t = types(s);
+  return t.length > 0 && t.every((x) => SCALAR_TYPES.has(x));
+}
 
 const isFreeForm = (s: Schema) =>
   s.type === undefined &&
@@ -232,6 +267,11 @@ export function hardenSchema(schema: unknown): unknown {
   if (s.additionalProperties === false && s.patternProperties === undefined) {
     s.closedProperties = Object.keys((s.properties as Schema | undefined) ?? {});
     delete s.additionalProperties;
+  }
+  // A list of values (every item a scalar) is checked for duplicates by identity (uniqueValues).
+  if (s.uniqueItems === true && isValueSchema(s.items)) {
+    s.uniqueValues = true;
+    delete s.uniqueItems;
   }
   if (t.includes('array') && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
     s.boundedItems = s.items;
