@@ -262,8 +262,18 @@ describe('retention', () => {
       .where('id', '=', events[2].id)
       .execute();
     expect((await page(key, `?after=${events[2].position}`)).data.map((e) => e.id)).toEqual([events[3].id]);
-    // Purged (what the retention job does): the position is gone and behind everything kept.
+    // Purged (what the retention job does): the position is gone and behind everything kept. While
+    // the merchant is younger than the retention nothing of its can have been purged, so such a
+    // position is not its (another merchant's, or made up): 422. As old as its purged events, 410.
     await db.deleteFrom('events').where('id', 'in', [events[0].id, events[1].id]).execute();
+    expect(json(await t.api(key, 'GET', `/events?after=${events[0].position}`), 422, 'listEvents').errors).toEqual([
+      { path: '/after', message: 'no event of this merchant has this position', code: 'unknown_id' },
+    ]);
+    await db
+      .updateTable('merchants')
+      .set({ created_at: sql`clock_timestamp() - interval '31 days'` })
+      .where('id', '=', r.id)
+      .execute();
     expect(json(await t.api(key, 'GET', `/events?after=${events[0].position}`), 410, 'listEvents').code).toBe('cursor_expired');
     expect((await follow(key)).map((e) => e.id)).toEqual([events[2].id, events[3].id]);
     // A cursor whose position has expired is 410 too.
@@ -274,6 +284,13 @@ describe('retention', () => {
       .where('id', '=', events[2].id)
       .execute();
     expect(json(await t.api(key, 'GET', `/events?limit=1&cursor=${encodeURIComponent(cursor)}`), 410, 'listEvents').code).toBe('cursor_expired');
+    // Another merchant's position, before all of a new merchant's events: not this merchant's, 422
+    // (it was 410, sending the integrator to backfill).
+    const fresh = await t.merchant({ locations: 1 });
+    const freshKey = await fresh.key([...SCOPES]);
+    for (const position of [events[3].position, '00000000000000000000000000000001']) {
+      expect(json(await t.api(freshKey, 'GET', `/events?after=${position}`), 422, 'listEvents').errors?.[0].code).toBe('unknown_id');
+    }
     const errors = await t.app.inject({ method: 'GET', url: '/errors' });
     expect(errors.body).toContain('<tr id="cursor_expired"><td><code>cursor_expired</code></td><td>410</td>');
   });

@@ -39,13 +39,20 @@ export async function selectEvent(db: Database, scope: Scope, id: string): Promi
 
 /** Whether a position is older than the feed keeps events: expired, purged, or never there. */
 export async function positionState(db: Database, scope: Scope, at: Position, retentionDays: number): Promise<'kept' | 'expired' | 'unknown'> {
-  const { rows } = await sql<{ expired: boolean | null; earlier: boolean }>`
+  const { rows } = await sql<{ expired: boolean | null; earlier: boolean; purgeable: boolean }>`
     select (select e.created_at < clock_timestamp() - make_interval(days => ${retentionDays})
               from events e
              where ${ofMerchant('e', scope)} and e.position_xid = ${at.xid}::xid8 and e.seq = ${at.seq}::bigint) as expired,
            exists (select 1 from events e
-                    where ${ofMerchant('e', scope)} and (e.position_xid, e.seq) < (${at.xid}::xid8, ${at.seq}::bigint)) as earlier`.execute(db);
-  const { expired, earlier } = rows[0];
-  if (expired === null) return earlier ? 'unknown' : 'expired';
+                    where ${ofMerchant('e', scope)} and (e.position_xid, e.seq) < (${at.xid}::xid8, ${at.seq}::bigint)) as earlier,
+           exists (select 1 from merchants m
+                    where m.id = ${scope.merchantId}::uuid and m.created_at < clock_timestamp() - make_interval(days => ${retentionDays})) as purgeable`.execute(
+    db,
+  );
+  const { expired, earlier, purgeable } = rows[0];
+  // No event of the merchant has this position. Behind all its kept events, it may be one the
+  // retention purge took: only if the merchant is older than the retention (a younger one has had
+  // nothing purged), else it is simply not the merchant's (another merchant's, or made up).
+  if (expired === null) return !earlier && purgeable ? 'expired' : 'unknown';
   return expired ? 'expired' : 'kept';
 }
