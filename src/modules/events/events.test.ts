@@ -148,6 +148,11 @@ describe('GET /events', () => {
     // A cursor is bound to its filters and signed.
     expect(json(await t.api(all, 'GET', `/events?types=order.created&cursor=${encodeURIComponent(cursor)}`), 400, 'listEvents').code).toBe('malformed_request');
     expect(json(await t.api(all, 'GET', `/events?cursor=${encodeURIComponent(cursor.slice(0, -2) + 'xx')}`), 400, 'listEvents').code).toBe('malformed_request');
+    // Bound to the set of types, not to how they were written: the same types in another order (or
+    // one repeated) take the cursor.
+    const typed = (await page(all, '?types=product.created,inventory.updated&limit=1')).meta.next_cursor!;
+    const reordered = await page(all, `?types=inventory.updated,product.created,product.created&limit=1&cursor=${encodeURIComponent(typed)}`);
+    expect(reordered.data.map((e) => e.type).every((type) => type === 'product.created' || type === 'inventory.updated')).toBe(true);
     // A well-formed position that is no event of this merchant, with kept events before it, is 422.
     const beyond = 'ffff' + feed[3].position.slice(4);
     const unknownPosition = json(await t.api(all, 'GET', `/events?after=${beyond}`), 422, 'listEvents');

@@ -58,7 +58,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       if (req.query.after !== undefined && req.query.cursor !== undefined) throw invalid('/cursor', 'give either after or cursor, not both', 'invalid_value');
       const { types, cursor, limit = DEFAULT_LIMIT } = req.query;
-      const paging = positionCursor(app.secret, '/events', { types, cursor });
+      // The cursor is bound to the set of types asked for, however they were written.
+      const typeSet = types === undefined ? undefined : [...new Set(types.split(','))].sort().join(',');
+      const paging = positionCursor(app.secret, '/events', { types: typeSet, cursor });
       const after = paging.position ?? req.query.after ?? null;
       const { items, more } = await listEvents(feedCtx(req), {
         types,
