@@ -3,7 +3,7 @@
 // constant time, with a 5-minute timestamp tolerance. During a secret rotation the header carries
 // two signatures (`v1=<hex> v1=<hex>`); one matching is enough.
 //
-// Run the example receiver:  SIGNING_SECRET=whsec_... node examples/verify-webhook.ts
+// Run the example receiver:  SIGNING_SECRET=whsec_... npx node examples/verify-webhook.ts
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 

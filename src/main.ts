@@ -176,7 +176,7 @@ function printUrls(config: Config, base: string, handle: DatabaseHandle, logger:
   │ Docs:          ${urls.docs}
   │ Operator API:  ${urls.operator_api} ${config.platformAdminToken ? '(PLATFORM_ADMIN_TOKEN is set)' : '(disabled: set PLATFORM_ADMIN_TOKEN)'}
   │ Metrics:       ${metrics}
-  │ Lost a key or the portal password?  npm run admin -- help   (README: "Recovering credentials")
+  │ Lost a key or the portal password?  npm run admin -- help   (README: "Operator CLI and recovering credentials")
   └
 `);
 }
