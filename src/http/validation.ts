@@ -98,7 +98,7 @@ const uniqueValues: SchemaValidateFunction = (_schema: unknown, data: unknown[])
   return true;
 };
 
-/** A free-form value: every string and key storable, at most MAX_DEPTH levels deep. Iterative. */
+/** A free-form value: every string and key storable, every number finite, at most MAX_DEPTH levels deep. Iterative. */
 const storableValue: SchemaValidateFunction = (_schema: unknown, data: unknown, _parent, cxt) => {
   const errors: Partial<ErrorObject>[] = [];
   // Each entry knows its parent's pointer and its own key; its pointer is built only when it is
@@ -111,16 +111,24 @@ const storableValue: SchemaValidateFunction = (_schema: unknown, data: unknown, 
     const { value, depth } = entry;
     if (typeof value === 'string') {
       if (!isStorableText(value)) errors.push({ keyword: 'storableText', instancePath: pointer(entry), message: TEXT_MESSAGE, params: {} });
+    } else if (typeof value === 'number') {
+      // JSON.parse reads 1e309 as Infinity, which JSON text (how a free-form value is stored) writes as null.
+      if (!Number.isFinite(value)) errors.push({ keyword: 'finiteNumber', instancePath: pointer(entry), message: 'must be a finite number', params: {} });
     } else if (value !== null && typeof value === 'object') {
       const path = pointer(entry);
       if (depth >= MAX_DEPTH) {
         errors.push({ keyword: 'maxDepth', instancePath: path, message: `must not nest deeper than ${MAX_DEPTH} levels`, params: {} });
         continue;
       }
-      for (const [k, v] of Object.entries(value)) {
+      const entries = Object.entries(value);
+      for (const [k] of entries) {
         if (!isStorableText(k))
           errors.push({ keyword: 'storableText', instancePath: `${path}/${escapePointer(k)}`, message: `has a key that ${TEXT_MESSAGE}`, params: {} });
-        else stack.push({ value: v, parent: path, key: k, depth: depth + 1 });
+      }
+      // Pushed last entry first, so entries are visited (and their errors listed) in the order sent.
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i];
+        if (isStorableText(k)) stack.push({ value: v, parent: path, key: k, depth: depth + 1 });
       }
     }
   }
@@ -354,6 +362,7 @@ const KEYWORD_CODES: Record<string, FieldErrorCode> = {
   minProperties: 'required',
   storableText: 'invalid_text',
   maxDepth: 'too_deep',
+  finiteNumber: 'out_of_range',
 };
 
 function fieldError(e: ErrorObject): FieldError {

@@ -5,8 +5,7 @@
 import { inTransaction, type Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
-import { AppError, invalidFields, type FieldError } from '../../http/errors.ts';
-import { escapePointer, MAX_ERRORS } from '../../http/validation.ts';
+import { invalidFields, type FieldError } from '../../http/errors.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
 import { replaceLinks } from '../catalog/links.ts';
@@ -209,38 +208,11 @@ function syncVideos(refs: ExternalRefs, videos: Sync<'social_videos'>, out: Outc
   });
 }
 
-/**
- * Numbers in collections' rules that JSON cannot hold: 1e309 is read as Infinity, and the rules,
- * stored as JSON text, would keep null in its place. A typed number is refused by its schema's
- * bounds; rules are free-form, so each one is named here (depth-first, in the order sent).
- */
-function nonFiniteRules(collections: Sync<'collections'>): AppError | null {
-  const errors: FieldError[] = [];
-  for (const [i, c] of collections.entries()) {
-    // Validation bounds rules at 32 levels; a stack of its own all the same, like every walk of a body.
-    const stack: { value: unknown; path: string }[] = [{ value: c.rules, path: `/collections/${i}/rules` }];
-    while (stack.length && errors.length <= MAX_ERRORS) {
-      const { value, path } = stack.pop()!;
-      if (typeof value === 'number' && !Number.isFinite(value)) errors.push({ path, message: 'must be a finite number', code: 'out_of_range' });
-      else if (value !== null && typeof value === 'object') {
-        const entries = Object.entries(value);
-        for (let j = entries.length - 1; j >= 0; j--) stack.push({ value: entries[j][1], path: `${path}/${escapePointer(entries[j][0])}` });
-      }
-    }
-  }
-  if (errors.length <= MAX_ERRORS) return errors.length ? invalidFields(errors) : null;
-  const listed = errors.slice(0, MAX_ERRORS);
-  const detail = listed.map((e) => `${e.path}: ${e.message}`).join('; ');
-  return new AppError('validation_failed', `More than ${MAX_ERRORS} fields are invalid; the first ${MAX_ERRORS} are listed. ${detail}`, listed);
-}
-
 export async function connectedSync(ctx: Ctx, input: SyncInput) {
   const source = input.source_name;
   const products = input.products ?? [];
   const collections = input.collections ?? [];
   const videos = input.social_videos ?? [];
-  const infinite = nonFiniteRules(collections);
-  if (infinite) throw infinite;
   return inTransaction(ctx.db, async (trx) => {
     // Syncs from one source take turns: two at once would both find an external id new and both
     // insert it (a unique-key failure, answered 500), where one after the other updates it.
