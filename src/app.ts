@@ -23,6 +23,7 @@ import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { registerJsonBody, takesBody } from './http/json-body.ts';
+import { answerBeforeBody } from './http/idempotency.ts';
 import { problems } from './http/schemas.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
 import { integrationApi } from './modules/index.ts';
@@ -196,7 +197,7 @@ export async function buildApp(opts: AppOptions) {
     done();
   });
 
-  app.setErrorHandler((err: FastifyError, req, reply) => {
+  app.setErrorHandler(async (err: FastifyError, req, reply) => {
     // The request's own stream failed: the client closed the connection before its body arrived
     // (Node's "aborted", code ECONNRESET, which toAppError would take for the database's and log as
     // a failure). Nothing failed on our side, and nobody is left to read the answer.
@@ -207,8 +208,16 @@ export async function buildApp(opts: AppOptions) {
         .type('application/problem+json')
         .send(problem(new AppError('malformed_request', 'The body did not arrive.'), req.id));
     }
-    const appError = toAppError(err);
+    let appError = toAppError(err);
     if (appError.status >= 500) req.log.error({ err }, 'request failed');
+    // An idempotent write refused before its body was read: stored under its Idempotency-Key too
+    // (or answered 409 / 422 by the key's record, as any write under it is).
+    try {
+      if (await answerBeforeBody(req, reply, appError)) return reply;
+    } catch (keyErr) {
+      appError = toAppError(keyErr as FastifyError);
+      if (appError.status >= 500) req.log.error({ err: keyErr }, 'request failed');
+    }
     for (const [k, v] of Object.entries(appError.headers)) reply.header(k, v);
     return reply.code(appError.status).type('application/problem+json').send(problem(appError, req.id));
   });

@@ -9,7 +9,7 @@ import net, { type AddressInfo } from 'node:net';
 import { createLogger } from '../src/logger.ts';
 import { waitFor } from './wait.ts';
 import { fingerprint } from './fingerprint.ts';
-import { expectProblem, json, ok, startMerchantApp, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { expectProblem, json, ok, problem, startMerchantApp, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -442,6 +442,34 @@ describe('bodies nested as deep as 1 MiB allows', () => {
 });
 
 describe('the Idempotency-Key header', () => {
+  it('stores answers given before the body is read (400 not JSON, 415, 413): the same request replays, a corrected one is 422 reused (contract §5)', async () => {
+    const adjustments = '/api/integrations/v1/inventory/adjustments';
+    const good = JSON.stringify({ adjustments: [{ variant_id: variantId, fulfillment_location_id: m.locations[0], adjustment: 1 }] });
+    const send = (key: string, body: string, type = 'application/json') =>
+      t.app.inject({ method: 'POST', url: adjustments, headers: { ...bearer(), 'content-type': type, 'idempotency-key': key }, payload: body });
+    const cases: [key: string, body: string, type: string, status: number, code: string][] = [
+      ['pre-json', '{"adjustments":[', 'application/json', 400, 'malformed_request'],
+      ['pre-type', good, 'text/plain', 415, 'unsupported_media_type'],
+      ['pre-size', `{"adjustments":[],"pad":"${'x'.repeat(1024 * 1024)}"}`, 'application/json', 413, 'payload_too_large'],
+    ];
+    for (const [key, body, type, status, code] of cases) {
+      const first = await send(key, body, type);
+      expect([key, first.statusCode, problem(first, status).code, first.headers['idempotent-replayed']]).toEqual([key, status, code, undefined]);
+      const again = await send(key, body, type);
+      expect([key, again.statusCode, again.headers['idempotent-replayed']]).toEqual([key, status, 'true']);
+      expect(JSON.parse(again.body)).toEqual(JSON.parse(first.body));
+      const corrected = await send(key, good);
+      expect([key, corrected.statusCode, problem(corrected, 422).code]).toEqual([key, 422, 'idempotency_key_reused']);
+    }
+    // Another bad body under a used key is a different payload: 422 reused, not the stored 400.
+    expect(problem(await send('pre-json', '{"adjustments":[1', 'application/json'), 422).code).toBe('idempotency_key_reused');
+    // Without a key nothing is stored, and with a malformed one the body's own refusal is the answer.
+    for (let i = 0; i < 2; i++) {
+      const unkeyed = await send('a\tb', '{"adjustments":[');
+      expect([problem(unkeyed, 400).detail.startsWith('The body is not valid JSON'), unkeyed.headers['idempotent-replayed']]).toEqual([true, undefined]);
+    }
+  });
+
   it('sent twice is 400 malformed_request, nothing applied or stored (Node joined the two into the key "d1, d2")', async () => {
     const body = JSON.stringify({ adjustments: [{ variant_id: variantId, fulfillment_location_id: m.locations[0], adjustment: 1 }] });
     const stored = () => t.database.db.selectFrom('idempotency_keys').select('key').where('key', 'in', ['d1', 'd2', 'd1, d2']).execute();

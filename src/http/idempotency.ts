@@ -13,6 +13,7 @@ import { idempotentReplays } from '../metrics.ts';
 import { ctxOf, type Ctx } from './context.ts';
 import { AppError, problem } from './errors.ts';
 import { canonicalJson } from './serialize.ts';
+import { unreadBodyDigest } from './json-body.ts';
 import { headerCount } from './tokens.ts';
 import { validationProblem } from './validation.ts';
 
@@ -96,7 +97,14 @@ const STORED_STATUSES = (status: number) => status < 500 && status !== 401 && st
  * Run a write under the request's Idempotency-Key (when sent). `write` gets the transaction to
  * use; its AppErrors with a storable status are answered and stored like successes.
  */
-async function idempotentWrite(req: FastifyRequest, reply: FastifyReply, merchantId: string, write: (trx: Database) => Promise<WriteResult>): Promise<unknown> {
+async function idempotentWrite(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  merchantId: string,
+  write: (trx: Database) => Promise<WriteResult>,
+  payload: string = canonicalJson(req.body ?? null),
+): Promise<unknown> {
+  started.add(req);
   const key = parseKey(req);
   const run = (trx: Database) => {
     if (req.validationError) throw validationProblem(req.validationError);
@@ -114,7 +122,7 @@ async function idempotentWrite(req: FastifyRequest, reply: FastifyReply, merchan
   // unrestricted key's hash is the body's alone, as it always was.
   const locations = req.auth?.locationIds;
   const requestHash = createHash('sha256')
-    .update(canonicalJson(req.body ?? null) + (locations ? `\nlocations:${[...locations].sort().join(',')}` : ''))
+    .update(payload + (locations ? `\nlocations:${[...locations].sort().join(',')}` : ''))
     .digest('hex');
   const outcome = await req.server.db.transaction().execute(async (trx) => {
     const lockKey = `${merchantId}|${req.method}|${path}|${key}`;
@@ -169,6 +177,40 @@ async function idempotentWrite(req: FastifyRequest, reply: FastifyReply, merchan
   if (outcome.location) reply.header('Location', outcome.location);
   if (outcome.status >= 400) reply.type('application/problem+json');
   return reply.code(outcome.status).send(outcome.body);
+}
+
+/** Requests whose write ran under idempotentWrite: their errors are its, never stored again here. */
+const started = new WeakSet<FastifyRequest>();
+
+/**
+ * An answer given before an idempotent write's body was read (400 for a body that is not JSON,
+ * 413, 415, a key the JSON parser refuses), to a request with a valid Idempotency-Key: stored
+ * under the key and replayed like the write's own answers (contract §5: every final answer but
+ * 401, 403, 429 and 5xx). Its payload is what was sent: the refused body's bytes (json-body.ts), or,
+ * for a body never read, its type and length. So the same request replays the refusal, and a
+ * corrected one under the same key is 422 idempotency_key_reused. False when not such a request.
+ */
+export async function answerBeforeBody(req: FastifyRequest, reply: FastifyReply, err: AppError): Promise<boolean> {
+  if (!req.routeOptions.config.idempotent || started.has(req) || req.auth === null || !STORED_STATUSES(err.status)) return false;
+  let key: string | null;
+  try {
+    key = parseKey(req);
+  } catch {
+    return false; // a malformed key: the body's own refusal is the answer, stored under nothing
+  }
+  if (key === null) return false;
+  const digest = unreadBodyDigest.get(req);
+  const payload = `unread:${req.headers['content-type'] ?? ''}\n${digest ?? `length:${req.headers['content-length'] ?? req.headers['transfer-encoding'] ?? ''}`}`;
+  await idempotentWrite(
+    req,
+    reply,
+    req.auth.merchantId,
+    () => {
+      throw err;
+    },
+    payload,
+  );
+  return true;
 }
 
 function send(req: FastifyRequest, reply: FastifyReply, result: WriteResult) {

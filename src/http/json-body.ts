@@ -8,9 +8,13 @@
 // The JSON itself is still parsed by Fastify's parser; a prototype-poisoning key is 422 naming it
 // (it was 400 "not valid JSON").
 import { isUtf8 } from 'node:buffer';
+import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, invalidFields } from './errors.ts';
 import { escapePointer } from './validation.ts';
+
+/** The SHA-256 of a JSON body the parser refused (not UTF-8, not JSON, a refused key), by request. */
+export const unreadBodyDigest = new WeakMap<FastifyRequest, string>();
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
@@ -36,19 +40,23 @@ export function registerJsonBody(app: FastifyInstance) {
     // No route takes it: the answer is the 404, whatever the body holds.
     if (req.is404) return done(null, undefined);
     const bytes = body as Buffer;
-    if (!isUtf8(bytes)) return done(new AppError('malformed_request', 'The body is not valid UTF-8.'), undefined);
+    // A body refused here is kept as its digest: an Idempotency-Key stores the refusal under it
+    // (src/http/idempotency.ts, answerBeforeBody), and the same bytes sent again replay it.
+    const refuse = (err: Error) => {
+      unreadBodyDigest.set(req, hash('sha256', bytes, 'hex'));
+      done(err, undefined);
+    };
+    if (!isUtf8(bytes)) return refuse(new AppError('malformed_request', 'The body is not valid UTF-8.'));
     const text = bytes.toString('utf8');
     // Fastify's JSON parser is synchronous: it calls back and returns nothing (its type allows a promise).
     void parse(req, text, (err, value) => {
+      if (!err) return done(null, value);
       // A "__proto__" key (or "constructor" holding "prototype") is refused by the parser as if the
       // body were not JSON; it is valid JSON with a key we refuse, so it is named like any unknown field.
-      const at = err ? forbiddenKeyIn(text) : null;
-      if (at !== null)
-        return done(
-          invalidFields([{ path: at, message: 'is a key the service refuses (it could change an object prototype)', code: 'unknown_field' }]),
-          undefined,
-        );
-      done(err, value);
+      const at = forbiddenKeyIn(text);
+      refuse(
+        at === null ? err : invalidFields([{ path: at, message: 'is a key the service refuses (it could change an object prototype)', code: 'unknown_field' }]),
+      );
     });
   });
 }

@@ -37,7 +37,7 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    "Makes the write safe to retry: 1 to 255 printable ASCII characters (space to `~`), or the same in double quotes (the draft's structured-field form). Scoped to the merchant, method and path, and kept 48 h by default (never less than 24 h: a retry within a day always replays). The same key with the same body replays the stored answer with `Idempotent-Replayed: true`; with a different body it is 422 `idempotency_key_reused`; while the first request is still running it is 409 `idempotency_in_progress`. 401, 403, 429 and 5xx answers are not stored, nor those given before the body is read (400 for a body that is not JSON or a malformed key, 413, 415): the request can be sent again, corrected, with the same key.",
+    "Makes the write safe to retry: 1 to 255 printable ASCII characters (space to `~`), or the same in double quotes (the draft's structured-field form). Scoped to the merchant, method and path, and kept 48 h by default (never less than 24 h: a retry within a day always replays). The same key with the same body replays the stored answer with `Idempotent-Replayed: true`; with a different body it is 422 `idempotency_key_reused`; while the first request is still running it is 409 `idempotency_in_progress`. 401, 403, 429 and 5xx answers are not stored (nor a 400 for a malformed key); every other answer is, including those given before the body is read (400 for a body that is not JSON, 413, 415): the same bytes replay it, a corrected body needs a new key.",
   schema: { type: 'string', minLength: 1, maxLength: 257, pattern: '^(?:[\\x20-\\x7E]{1,255}|"[\\x20-\\x7E]{1,255}")$' },
   example: '3f1c9e0a-fulfil-order-1001',
 };
@@ -100,8 +100,8 @@ function shapeResponses(op: Json, idempotent: boolean, integration: boolean) {
     const located = media?.schema?.['x-location'] === true;
     if (located) delete media.schema['x-location'];
     if (code === 201 && (integration || located)) headers.Location = ref('headers', 'Location');
-    // Answers given before the body is read (400, 413, 415) are not stored either: no replay carries them.
-    if (idempotent && code < 500 && ![400, 401, 403, 413, 415, 429].includes(code)) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
+    // Every final answer but 401, 403, 429 and 5xx is stored (those given before the body is read too).
+    if (idempotent && code < 500 && ![401, 403, 429].includes(code)) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
     if (code === 429 || code === 503) headers['Retry-After'] = ref('headers', 'Retry-After');
     if (codes?.includes('idempotency_in_progress')) headers['Retry-After'] = ref('headers', 'Retry-After-Optional');
     if (code === 401) headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
