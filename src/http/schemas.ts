@@ -89,3 +89,11 @@ export const GET_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', 'not_fo
 export const CREATE_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', ...WITH_BODY];
 export const UPDATE_ERRORS: ErrorCode[] = [...CREATE_ERRORS, 'not_found', 'read_only_record'];
 export const IDEMPOTENT_ERRORS: ErrorCode[] = [...CREATE_ERRORS, ...IDEMPOTENT];
+
+/**
+ * The body of an action (an order cancel, an endpoint's rotate-secret, test and resend, a portal
+ * sign-out or key revoke): only `{}`, and with the route's `emptyBodyOptional` none at all too. A
+ * field is 422 `unknown_field`, a body that is not JSON 415 (without a body schema an action took
+ * any body unread).
+ */
+export const ActionBody = Type.Object({}, { additionalProperties: false });

@@ -1,7 +1,6 @@
 // Operator routes for orders: storefront intake and cancellation (contract §9).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { One } from '../http/schemas.ts';
+import { ActionBody, One } from '../http/schemas.ts';
 import { OrderSchema } from '../modules/orders/records/schemas.ts';
 import { OrderIntakeBody } from '../modules/orders/schemas.ts';
 import { cancelOrder, createOrder } from '../modules/orders/service.ts';
@@ -23,7 +22,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   operatorRoute(app, 'POST', '/merchants/:merchant_id/orders/:order_id/cancel', {
     operationId: 'cancelOrder',
     summary: 'Cancel an order (releases committed stock, cancels pending fulfillments)',
-    body: Type.Object({}, { additionalProperties: false }),
+    body: ActionBody,
     emptyBodyOptional: true,
     answer: One(OrderSchema, 'The cancelled order.'),
     extraErrors: ['invalid_state'],

@@ -2,9 +2,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { badCursor, cursorRoute, DEFAULT_LIMIT, listRoute, PageQuery, positionCursor } from '../http/paging.ts';
-import { Many, One, problems } from '../http/schemas.ts';
+import { ActionBody, Many, One, problems } from '../http/schemas.ts';
 import { AttemptSchema, DeliverySchema, NewEndpointSchema, EndpointSchema, OP_LIST, tags } from './schemas.ts';
-import { EndpointActionBody, EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
+import { EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
 import * as endpoints from '../modules/webhook-endpoints/service.ts';
 import { idParam, merchantCtx, operatorRoute } from './route.ts';
 
@@ -53,7 +53,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   operatorRoute(app, 'POST', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/rotate-secret', {
     operationId: 'rotateWebhookSecret',
     summary: 'Rotate the signing secret (the old one keeps signing beside it for 24 h)',
-    body: EndpointActionBody,
+    body: ActionBody,
     emptyBodyOptional: true,
     answer: One(NewEndpointSchema, 'The endpoint with its new signing secret.'),
     run: (req) => endpoints.rotateSigningSecret(merchantCtx(req), req.params.endpoint_id),
@@ -100,7 +100,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   operatorRoute(app, 'POST', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/deliveries/:delivery_id/resend', {
     operationId: 'resendWebhookDelivery',
     summary: 'Resend a delivery (a new delivery of the same event)',
-    body: EndpointActionBody,
+    body: ActionBody,
     emptyBodyOptional: true,
     answer: One(DeliverySchema, 'The new delivery.'),
     run: (req) => endpoints.resendDelivery(merchantCtx(req), req.params.endpoint_id, req.params.delivery_id),
@@ -108,7 +108,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   operatorRoute(app, 'POST', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/test', {
     operationId: 'testWebhookEndpoint',
     summary: 'Send a ping event to this endpoint',
-    body: EndpointActionBody,
+    body: ActionBody,
     emptyBodyOptional: true,
     answer: One(DeliverySchema, "The ping's delivery."),
     run: (req) => endpoints.sendTestEvent(merchantCtx(req), req.params.endpoint_id),

@@ -8,14 +8,14 @@ import type { FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { AppError } from '../http/errors.ts';
 import { pageRequest } from '../http/paging.ts';
-import { Nullable, Uuid } from '../http/schemas.ts';
+import { ActionBody, Nullable, Uuid } from '../http/schemas.ts';
 import { SCOPE_ALIASES, SCOPE_DESCRIPTIONS, SCOPES, WAREHOUSE_PRESET } from '../http/scopes.ts';
 import { EVENT_TYPES, WAREHOUSE_EVENTS } from '../events/outbox.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../modules/api-keys/service.ts';
 import { listNamed } from '../modules/reference/service.ts';
 import { deliveryDetail, deliveryLog, emptyHealth, endpointHealth } from '../modules/webhook-endpoints/insight.ts';
 import { ApiKeyBody } from '../modules/api-keys/schemas.ts';
-import { Attempt, EndpointActionBody, EndpointBody, EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
+import { Attempt, EndpointBody, EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
 import {
   createEndpoint,
   PORTAL_MAX_ENDPOINTS,
@@ -117,7 +117,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.post(
     '/logout',
-    { schema: { ...hidden, body: EndpointActionBody, response: ok(Type.Object({ signed_out: Type.Boolean() })) }, config: action },
+    { schema: { ...hidden, body: ActionBody, response: ok(Type.Object({ signed_out: Type.Boolean() })) }, config: action },
     async (req, reply) => {
       await signOut(app.db, req.session!);
       clearSessionCookie(reply, req, app.config.publicBaseUrl);
@@ -139,7 +139,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     reply.code(201);
     return { data: await createApiKey(ctx(req), req.body), request_id: req.id };
   });
-  app.post('/api-keys/:id/revoke', { schema: { ...hidden, body: EndpointActionBody, params: Id, response: ok(ApiKey) }, config: action }, async (req) => ({
+  app.post('/api-keys/:id/revoke', { schema: { ...hidden, body: ActionBody, params: Id, response: ok(ApiKey) }, config: action }, async (req) => ({
     data: await revokeApiKey(ctx(req), req.params.id),
     request_id: req.id,
   }));
@@ -170,7 +170,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
   }));
   app.post(
     '/webhook-endpoints/:id/rotate-secret',
-    { schema: { ...hidden, body: EndpointActionBody, params: Id, response: ok(NewEndpoint) }, config: action },
+    { schema: { ...hidden, body: ActionBody, params: Id, response: ok(NewEndpoint) }, config: action },
     async (req) => ({
       data: await rotateSigningSecret(ctx(req), req.params.id),
       request_id: req.id,
@@ -198,7 +198,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.post(
     '/webhook-endpoints/:id/deliveries/:d/resend',
-    { schema: { ...hidden, body: EndpointActionBody, params: IdD, response: ok(DeliveryDetail) }, config: action },
+    { schema: { ...hidden, body: ActionBody, params: IdD, response: ok(DeliveryDetail) }, config: action },
     async (req) => {
       await getEndpoint(ctx(req), req.params.id); // another merchant's or an unknown endpoint is 404, and counts nothing
       await sends.take(req.session!.merchantId, req.params.id);
@@ -208,7 +208,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.post(
     '/webhook-endpoints/:id/test',
-    { schema: { ...hidden, body: EndpointActionBody, params: Id, response: ok(DeliveryDetail) }, config: action },
+    { schema: { ...hidden, body: ActionBody, params: Id, response: ok(DeliveryDetail) }, config: action },
     async (req) => {
       // Counted once the endpoint is known to be the merchant's: another merchant's or an unknown one is 404 and counts nothing.
       const ping = await sendTestEvent(ctx(req), req.params.id, () => sends.take(req.session!.merchantId, req.params.id));

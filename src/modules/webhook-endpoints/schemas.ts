@@ -49,13 +49,6 @@ export const EndpointPatch = Type.Object(
 );
 export type EndpointPatch = Static<typeof EndpointPatch>;
 
-/**
- * The body of an endpoint action (rotate-secret, test, resend), as of an operator order cancel: only
- * `{}`, and with the routes' `emptyBodyOptional` none at all too. Without a body schema the actions
- * took any body unread (a field or text/plain rotated the secret); now a field is 422, not JSON 415.
- */
-export const EndpointActionBody = Type.Object({}, strict);
-
 export const EndpointHealth = Type.Object({
   deliveries_24h: Type.Integer(),
   delivered_24h: Type.Integer(),
