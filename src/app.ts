@@ -143,29 +143,32 @@ export async function buildApp(opts: AppOptions) {
   // Once app.close() begins (shutdown), every answer carries `Connection: close`: a keep-alive
   // connection whose request was in flight then closes after its answer, instead of staying open
   // for the 72 s keep-alive timeout while the shutdown waits for it. Connections idle when closing
-  // begins are closed by Node's server.close(); one whose answer was already on its way then, here.
+  // begins are closed by Node's server.close(); one whose answer was already on its way then (sent
+  // keep-alive) by the sweep below, which runs only while draining: no hook on every request.
   let draining = false;
+  let sweep: NodeJS.Timeout | undefined;
   app.addHook('preClose', (done) => {
     draining = true;
+    sweep = setInterval(() => app.server.closeIdleConnections(), 50).unref();
     done();
   });
-  // A request that reaches the app after closing began (on a connection busy when it began) is
-  // refused with our own 503 problem (X-Request-Id, Retry-After), not Fastify's bare JSON 503.
-  app.addHook('onRequest', (_req, _reply, done) => done(draining ? shuttingDown() : undefined));
+  app.addHook('onClose', (_app, done) => {
+    clearInterval(sweep);
+    done();
+  });
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Request-Id', req.id).headers(headers);
     if (draining) reply.header('Connection', 'close');
     done(null, payload);
   });
-  app.addHook('onResponse', (_req, _reply, done) => {
-    if (draining) app.server.closeIdleConnections();
-    done();
-  });
-  // What Node and the router let through unchecked: a query string that is not valid
+  // A request that reaches the app after closing began (on a connection busy when it began) is
+  // refused with our own 503 problem (X-Request-Id, Retry-After), not Fastify's bare JSON 503.
+  // Then what Node and the router let through unchecked: a query string that is not valid
   // percent-encoded UTF-8 (it was searched for as literal text, while the same bytes in a path are
   // 400), and an HTTP/1.1 request without Host (Node answered it with a bare 400: no problem body,
   // no X-Request-Id).
   app.addHook('onRequest', (req, _reply, done) => {
+    if (draining) return done(shuttingDown());
     const q = req.url.indexOf('?');
     if (q !== -1 && req.url.includes('%', q)) {
       try {
