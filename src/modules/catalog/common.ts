@@ -14,15 +14,24 @@ export interface RefCheck {
   kind?: 'image' | 'video';
 }
 
-/** 422 naming every id that is not the merchant's (one query per table). */
-export async function checkRefs(trx: Database, scope: Scope, checks: RefCheck[]): Promise<void> {
+/**
+ * 422 naming every id that is not the merchant's (one query per table), after the problems the
+ * caller found already (`earlier`), so that one answer names them all.
+ */
+export async function checkRefs(trx: Database, scope: Scope, checks: RefCheck[], earlier: FieldError[] = []): Promise<void> {
+  const errors = [...earlier, ...(await refProblems(trx, scope, checks))];
+  if (errors.length) throw invalidFields(errors);
+}
+
+/** Every id of the checks that is not the merchant's, as field errors (one query per table). */
+export async function refProblems(trx: Database, scope: Scope, checks: RefCheck[]): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   for (const c of checks) {
     if (c.refs.length === 0) continue;
     const found = await selectOwnIds(trx, scope, c.table, [...new Set(c.refs.map(([, id]) => id))], c.kind);
     for (const [path, id] of c.refs) if (!found.has(id)) errors.push({ path, message: `is not a ${c.what} of this merchant`, code: 'unknown_id' });
   }
-  if (errors.length) throw invalidFields(errors);
+  return errors;
 }
 
 export const refList = (path: string, ids: string[] | undefined): [string, string][] => (ids ?? []).map((id, i) => [`${path}/${i}`, id]);

@@ -152,6 +152,26 @@ describe('POST /inventory/adjustments', () => {
     expect(json(await adjust(key, many), 422, 'adjustInventory').errors?.[0].path).toBe('/adjustments');
   });
 
+  it('one answer names every error: what rows name and the stock the rows that resolve would leave', async () => {
+    const [a] = p.variants.map((v) => v.id);
+    const onHand = (await rowsOf(a)).find((r) => r.fulfillment_location_id === m.locations[0])!.on_hand;
+    const ledgerBefore = (await ledger(t, a)).length;
+    const res = await refusedBatch(key, [
+      { sku: 'INV-NOPE', fulfillment_location_id: m.locations[0], adjustment: 1 },
+      { variant_id: a, fulfillment_location_id: m.locations[0], adjustment: -onHand },
+      { variant_id: a, fulfillment_location_id: m.locations[0], adjustment: -2 },
+      { variant_id: a, fulfillment_location_id: m.locations[0], adjustment: 0 },
+    ]);
+    expect(res.errors).toEqual([
+      { path: '/adjustments/0/sku', message: 'matches no variant of this merchant', code: 'unknown_sku' },
+      { path: '/adjustments/2/adjustment', message: 'would leave on_hand at -2', code: 'negative_on_hand' },
+      { path: '/adjustments/3/adjustment', message: 'must not be 0', code: 'out_of_range' },
+      { path: '/adjustments/3/adjustment', message: 'would leave on_hand at -2', code: 'negative_on_hand' },
+    ]);
+    expect((await rowsOf(a)).find((r) => r.fulfillment_location_id === m.locations[0])!.on_hand).toBe(onHand);
+    expect((await ledger(t, a)).length).toBe(ledgerBefore);
+  });
+
   it('the document publishes "variant_id or sku" as JSON Schema; the service still answers it with its own field error', async () => {
     const doc = untypedJson<DocumentShape>(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
     const row = requestBodySchema(doc, '/api/integrations/v1/inventory/adjustments', 'post').properties.adjustments.items;

@@ -24,6 +24,9 @@ import type { Adjustment, InventoryFilters, InventoryRow } from './schemas.ts';
  */
 export const MAX_ON_HAND = 1_000_000_000;
 
+/** The row a problem of the batch names: 4 for "/adjustments/4/sku". */
+const rowIndex = (path: string) => Number(path.split('/')[2]);
+
 const locationForbidden = (path: string) =>
   new AppError('location_forbidden', `${path}: this API key is restricted to other fulfillment locations.`, [
     { path, message: 'is outside the locations of this API key', code: 'location_forbidden' },
@@ -110,8 +113,9 @@ export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Prom
         });
       }
     });
-    if (errors.length) throw invalidFields(errors);
-
+    // The rows that resolve are moved even when others do not, so that one answer names every
+    // error: the stock a resolved row would leave does not depend on rows that name nothing (they
+    // move no stock). A refused batch rolls back with its transaction.
     const rows = await moveStock(trx, ctx, resolved);
 
     // Rows apply in request order per inventory row: walk each row's on_hand from where the batch
@@ -127,7 +131,8 @@ export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Prom
       else if (after > MAX_ON_HAND && r.onHandDelta > 0)
         errors.push({ path: at(r.index, 'adjustment'), message: `would leave on_hand at ${after}, above ${MAX_ON_HAND}`, code: 'out_of_range' });
     }
-    if (errors.length) throw invalidFields(errors.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })));
+    // In row order; within a row, what it names before the stock it would leave (a stable sort).
+    if (errors.length) throw invalidFields(errors.sort((a, b) => rowIndex(a.path) - rowIndex(b.path)));
 
     await emitEvents(trx, ctx.merchantId, inventoryUpdated(rows.values()));
     return resolved.map((r) => rows.get(levelKey(r.variantId, r.locationId))!);

@@ -100,7 +100,12 @@ describe('create', () => {
     const other = await t.merchant();
     const foreignTag = json(await other.op('POST', '/tags', { name: 'x' }), 201, 'createTag').data.id;
     const res = json(await create({ title: 'X', tag_ids: [tags[0], foreignTag], vendor_id: foreignTag, variants: [{ sku: 'A1' }] }), 422, 'createProduct');
-    expect(res.errors).toEqual(expect.arrayContaining([{ path: '/variants/0/price', message: 'is required', code: 'required' }]));
+    // One answer names them all: the variants' own problems, unknown references, taken SKUs.
+    expect(res.errors).toEqual([
+      { path: '/variants/0/price', message: 'is required', code: 'required' },
+      { path: '/vendor_id', message: 'is not a vendor of this merchant', code: 'unknown_id' },
+      { path: '/tag_ids/1', message: 'is not a tag of this merchant', code: 'unknown_id' },
+    ]);
     const refs = json(await create({ title: 'X', tag_ids: [tags[0], foreignTag], vendor_id: foreignTag }), 422, 'createProduct');
     expect(refs.errors).toEqual([
       { path: '/vendor_id', message: 'is not a vendor of this merchant', code: 'unknown_id' },
@@ -121,9 +126,40 @@ describe('create', () => {
     expect(dup.errors?.map((e: { path: string; code: string }) => `${e.path}:${e.code}`)).toEqual([
       '/variants/2/price:invalid_format',
       '/variants/2/sku:duplicate',
+      '/variants/0/sku:taken',
     ]);
     const taken = json(await create({ title: 'X', variants: [{ sku: 'BS-S', price: 1 }] }), 422, 'createProduct');
     expect(taken.errors).toEqual([{ path: '/variants/0/sku', message: '"BS-S" is already used by another variant', code: 'taken' }]);
+    const all = json(
+      await create({
+        title: 'X',
+        tag_ids: [foreignTag],
+        variants: [
+          { sku: 'BS-S', price: 1 },
+          { sku: 'BS-S', price: 1 },
+          { sku: 'R', price: 1.001 },
+        ],
+      }),
+      422,
+      'createProduct',
+    );
+    expect(all.errors).toEqual([
+      { path: '/variants/1/sku', message: 'repeats the SKU of /variants/0', code: 'duplicate' },
+      { path: '/variants/2/price', message: 'must be a non-negative amount with at most 2 decimals', code: 'invalid_format' },
+      { path: '/tag_ids/0', message: 'is not a tag of this merchant', code: 'unknown_id' },
+      { path: '/variants/0/sku', message: '"BS-S" is already used by another variant', code: 'taken' },
+    ]);
+    const product = json(await create({ title: 'Y', variants: [{ sku: 'BS-Y', price: 1 }] }), 201, 'createProduct').data;
+    const patched = json(
+      await t.api(key, 'PATCH', `/products/${product.id}`, { tag_ids: [foreignTag], variants: [{ id: product.variants[0].id, sku: 'BS-S' }, { sku: 'BS-Z' }] }),
+      422,
+      'updateProduct',
+    );
+    expect(patched.errors).toEqual([
+      { path: '/variants/1/price', message: 'is required', code: 'required' },
+      { path: '/tag_ids/0', message: 'is not a tag of this merchant', code: 'unknown_id' },
+      { path: '/variants/0/sku', message: '"BS-S" is already used by another variant', code: 'taken' },
+    ]);
     const unknown = json(await create({ title: 'X', status: 'active', variants: [{ price: 1, colour: 'red' }] }), 422, 'createProduct');
     expect(unknown.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/status', '/variants/0/colour']);
   });

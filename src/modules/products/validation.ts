@@ -40,16 +40,22 @@ export function variantIdProblems(variants: VariantInput[], own: Set<string>): F
   return errors;
 }
 
-/** 422 for SKUs already used by another native variant of the merchant. */
-export async function checkSkusFree(trx: Database, scope: Scope, variants: VariantInput[], keptIds: string[]): Promise<void> {
+/**
+ * SKUs already used by another native variant of the merchant, named at their first place in the
+ * request (a repeat of it is named `duplicate` by variantProblems).
+ */
+export async function takenSkuProblems(trx: Database, scope: Scope, variants: VariantInput[], keptIds: string[]): Promise<FieldError[]> {
   const skus = variants.map((v) => v.sku).filter((s): s is string => !!s);
-  if (skus.length === 0) return;
+  if (skus.length === 0) return [];
   const taken = await selectTakenSkus(trx, scope, skus, keptIds);
   const errors: FieldError[] = [];
+  const named = new Set<string>();
   variants.forEach((v, i) => {
-    if (v.sku && taken.has(v.sku)) errors.push({ path: `/variants/${i}/sku`, message: `"${v.sku}" is already used by another variant`, code: 'taken' });
+    if (!v.sku || !taken.has(v.sku) || named.has(v.sku)) return;
+    named.add(v.sku);
+    errors.push({ path: `/variants/${i}/sku`, message: `"${v.sku}" is already used by another variant`, code: 'taken' });
   });
-  if (errors.length) throw invalidFields(errors);
+  return errors;
 }
 
 /** A concurrent write took a SKU between the check and the write: the same 422, without a row pointer. */

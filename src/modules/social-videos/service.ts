@@ -32,27 +32,26 @@ export async function replaceVideoLinks(trx: Database, scope: Scope, id: string,
   ]);
 }
 
-async function checkVideoRefs(trx: Database, scope: Scope, input: VideoPatch) {
-  await checkRefs(trx, scope, [
-    // The video itself must be a video asset (an image was accepted); the thumbnail may be any.
-    { table: 'media_assets', refs: refOne('/video_asset_id', input.video_asset_id), what: 'video media asset', kind: 'video' },
-    { table: 'media_assets', refs: refOne('/thumbnail_asset_id', input.thumbnail_asset_id), what: 'media asset' },
-    { table: 'products', refs: refList('/product_ids', input.product_ids), what: 'product' },
-    { table: 'collections', refs: refList('/collection_ids', input.collection_ids), what: 'collection' },
-  ]);
-}
-
-/** Exactly one of video_url / video_asset_id (the create schema documents it: schemas.ts). */
-function oneSource(url: string | null | undefined, asset: string | null | undefined) {
-  if (!!url === !!asset) {
-    throw invalidFields([{ path: '/video_url', message: 'give exactly one of video_url or video_asset_id', code: 'one_of' }]);
-  }
+/** 422 naming every problem: the source (`oneSource`) and every unknown reference. */
+async function checkVideo(trx: Database, scope: Scope, input: VideoPatch, source: { url: string | null | undefined; asset: string | null | undefined }) {
+  await checkRefs(
+    trx,
+    scope,
+    [
+      // The video itself must be a video asset (an image was accepted); the thumbnail may be any.
+      { table: 'media_assets', refs: refOne('/video_asset_id', input.video_asset_id), what: 'video media asset', kind: 'video' },
+      { table: 'media_assets', refs: refOne('/thumbnail_asset_id', input.thumbnail_asset_id), what: 'media asset' },
+      { table: 'products', refs: refList('/product_ids', input.product_ids), what: 'product' },
+      { table: 'collections', refs: refList('/collection_ids', input.collection_ids), what: 'collection' },
+    ],
+    // Exactly one of video_url / video_asset_id (the create schema documents it: schemas.ts).
+    !!source.url === !!source.asset ? [{ path: '/video_url', message: 'give exactly one of video_url or video_asset_id', code: 'one_of' }] : [],
+  );
 }
 
 export async function createVideo(ctx: Ctx, input: VideoCreate): Promise<SocialVideo> {
-  oneSource(input.video_url, input.video_asset_id);
   return writeVideo(ctx, 'social_video.created', async (trx) => {
-    await checkVideoRefs(trx, ctx, input);
+    await checkVideo(trx, ctx, input, { url: input.video_url, asset: input.video_asset_id });
     const videoId = await videoRows.insert(trx, ctx, {
       title: input.title,
       description: input.description ?? null,
@@ -70,8 +69,10 @@ export async function createVideo(ctx: Ctx, input: VideoCreate): Promise<SocialV
 export async function updateVideo(ctx: Ctx, id: string, patch: VideoPatch): Promise<SocialVideo> {
   return writeVideo(ctx, 'social_video.updated', async (trx) => {
     const v = await lockNative(videoRows.lock(trx, ctx, id), 'social video');
-    oneSource(patch.video_url !== undefined ? patch.video_url : v.video_url, patch.video_asset_id !== undefined ? patch.video_asset_id : v.video_asset_id);
-    await checkVideoRefs(trx, ctx, patch);
+    await checkVideo(trx, ctx, patch, {
+      url: patch.video_url !== undefined ? patch.video_url : v.video_url,
+      asset: patch.video_asset_id !== undefined ? patch.video_asset_id : v.video_asset_id,
+    });
     const { product_ids: _p, collection_ids: _c, ...set } = patch;
     await videoRows.update(trx, ctx, id, set);
     await replaceVideoLinks(trx, ctx, id, patch.product_ids, patch.collection_ids);

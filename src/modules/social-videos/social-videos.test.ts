@@ -33,6 +33,16 @@ describe('social videos', () => {
     ).data;
     expect(patched).toMatchObject({ title: 'How to 2', status: 'published', product_ids: [] });
     expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x' }), 422, 'createSocialVideo').errors?.[0].code).toBe('one_of');
+    // One answer names the missing source and every unknown reference.
+    const unknown = '0190a0a0-0000-7000-8000-000000000000';
+    expect(json(await t.api(key, 'POST', '/social-videos', { title: 'x', product_ids: [unknown] }), 422, 'createSocialVideo').errors).toEqual([
+      { path: '/video_url', message: 'give exactly one of video_url or video_asset_id', code: 'one_of' },
+      { path: '/product_ids/0', message: 'is not a product of this merchant', code: 'unknown_id' },
+    ]);
+    expect(json(await t.api(key, 'PATCH', `/social-videos/${v.id}`, { video_url: null, collection_ids: [unknown] }), 422, 'updateSocialVideo').errors).toEqual([
+      { path: '/video_url', message: 'give exactly one of video_url or video_asset_id', code: 'one_of' },
+      { path: '/collection_ids/0', message: 'is not a collection of this merchant', code: 'unknown_id' },
+    ]);
     expect(
       json(await t.api(key, 'POST', '/social-videos', { title: 'x', video_url: 'http://insecure.example.com/a.mp4' }), 422, 'createSocialVideo').errors?.[0]
         .path,
