@@ -2,7 +2,7 @@
 // among the merchant's native variants, ids that belong to the product.
 import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
-import { AppError, invalidFields, type FieldError } from '../../http/errors.ts';
+import { AppError, type FieldError } from '../../http/errors.ts';
 import { moneyProblem } from '../../http/money.ts';
 import { selectTakenSkus } from './queries.ts';
 import type { VariantInput } from './schemas.ts';

@@ -2,7 +2,6 @@
 import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
-import { invalidFields } from '../../http/errors.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { catalogKind, lockNative, NATIVE } from '../catalog/kind.ts';
 import { replaceLinkSets } from '../catalog/links.ts';
