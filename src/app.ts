@@ -9,7 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import { isConnectionFailure, type Database } from './db/database.ts';
 import { isMigrated } from './db/migrate.ts';
-import { AppError, databaseUnavailable, problem } from './http/errors.ts';
+import { AppError, databaseFailure, problem } from './http/errors.ts';
 import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerAccessLog } from './http/access-log.ts';
 import { lazyChildLogger } from './http/lazy-logger.ts';
@@ -327,7 +327,7 @@ const hasBody = (raw: IncomingMessage) => raw.headers['transfer-encoding'] !== u
 
 function toAppError(err: FastifyError & { validation?: unknown }): AppError {
   if (err instanceof AppError) return err;
-  if (isConnectionFailure(err)) return databaseUnavailable(err);
+  if (isConnectionFailure(err)) return databaseFailure(err);
   if (err.validation) return validationProblem(err);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

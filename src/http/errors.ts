@@ -83,9 +83,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   rate_limited: 'Too many requests for this key; wait `Retry-After` seconds.',
   request_timeout: 'The request (headers and body) did not arrive in time; the connection is closed.',
   headers_too_large: 'The request headers are larger than 16 KB; the connection is closed.',
-  internal_error: 'Something failed on our side. Retry; idempotent writes are safe to retry with the same key.',
+  internal_error:
+    'Something failed on our side; a write may or may not have been applied (e.g. the database connection was lost while it was committing: the detail says so). Retry writes with the same Idempotency-Key (applied once either way); read back a write sent without one before sending it again.',
   service_unavailable:
-    'The database is unreachable or dropped the connection mid-request, or this process is shutting down; nothing was applied, unless the detail says the connection was lost while the write was committing (then it may have been). Retry after `Retry-After` seconds (writes with the same Idempotency-Key, which applies a write once either way).',
+    'The database is unreachable or dropped the connection mid-request, or this process is shutting down; nothing was applied. Retry after `Retry-After` seconds (writes with the same Idempotency-Key).',
 };
 
 export class AppError extends Error {
@@ -104,19 +105,25 @@ export class AppError extends Error {
 }
 
 /**
- * The database is unreachable or dropped the connection: the request rolled back and may be
- * retried. Unless the connection was lost while the write was committing (`err` says so,
- * src/db/prepared.ts): then nobody knows whether it was applied, and the answer says so.
+ * The database is unreachable or dropped the connection: the request rolled back, so the answer is
+ * 503, which promises that nothing was applied (contract §2). Unless the connection was lost while
+ * the write was committing (`err` says so, src/db/prepared.ts): then nobody knows whether it was
+ * applied, which a 503 must not claim, so it is a 500 whose detail says what to do.
  */
-export const databaseUnavailable = (err?: unknown) =>
-  new AppError(
-    'service_unavailable',
-    (err as { commitOutcomeUnknown?: true } | undefined)?.commitOutcomeUnknown
-      ? 'The database dropped the connection while the write was committing: it may have been applied. Retry with the same Idempotency-Key to get its outcome (applied once either way); without one, read the record before writing again.'
-      : 'The database is unreachable or dropped the connection; nothing was applied. Retry (with the same Idempotency-Key for writes).',
-    undefined,
-    { 'Retry-After': '1' },
-  );
+export const databaseFailure = (err?: unknown) =>
+  (err as { commitOutcomeUnknown?: true } | undefined)?.commitOutcomeUnknown
+    ? new AppError(
+        'internal_error',
+        'The database dropped the connection while the write was committing: it may have been applied. Retry with the same Idempotency-Key to get its outcome (applied once either way); without one, read the record before writing again.',
+      )
+    : new AppError(
+        'service_unavailable',
+        'The database is unreachable or dropped the connection; nothing was applied. Retry (with the same Idempotency-Key for writes).',
+        undefined,
+        {
+          'Retry-After': '1',
+        },
+      );
 
 export const notFound = (what = 'record') => new AppError('not_found', `No such ${what}.`);
 
