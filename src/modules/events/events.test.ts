@@ -135,6 +135,14 @@ describe('GET /events', () => {
     const orders = await follow(all, '&types=order.created,order.updated');
     expect(orders.map((e) => e.type)).toEqual(['order.created', 'order.updated', 'order.created']);
     expect(orders).toEqual(feed.filter((e) => e.type === 'order.created' || e.type === 'order.updated'));
+    // The parameter repeated (how many generated clients send an array) is the same list, and its
+    // cursors are the comma-separated form's.
+    expect(await follow(all, '&types=order.created&types=order.updated')).toEqual(orders);
+    const repeated = (await page(all, '?types=order.updated&types=order.created&limit=1')).meta.next_cursor!;
+    expect((await page(all, `?types=order.created,order.updated&limit=1&cursor=${encodeURIComponent(repeated)}`)).data).toEqual([orders[1]]);
+    expect(json(await t.api(all, 'GET', '/events?types=order.created&types=order.shipped'), 422, 'listEvents').errors).toEqual([
+      { path: '/types', message: expect.stringContaining('unknown event type "order.shipped"'), code: 'invalid_value' },
+    ]);
     const bad = json(await t.api(all, 'GET', '/events?types=order.created,order.shipped'), 422, 'listEvents');
     expect(bad.errors).toEqual([{ path: '/types', message: expect.stringContaining('unknown event type "order.shipped"'), code: 'invalid_value' }]);
     expect(json(await t.api(all, 'GET', '/events?types=ping'), 422, 'listEvents').errors?.[0].path).toBe('/types');

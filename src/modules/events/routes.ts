@@ -20,7 +20,8 @@ const ListQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 1000,
-        description: 'Comma-separated event types, e.g. `order.created,inventory.updated`; each needs its read scope.',
+        description:
+          'Event types, comma-separated (`types=order.created,inventory.updated`) or the parameter repeated (`types=order.created&types=inventory.updated`); each needs its read scope.',
         // Published as an array of event types sent comma-separated (style form, explode false).
         'x-comma-separated': Enum(EVENT_TYPES),
       }),
@@ -42,6 +43,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/events',
     {
       serializerCompiler: asStored,
+      // The document publishes `types` comma-separated (style form, explode false), but many
+      // generated clients send an array parameter repeated whatever the document says: both are
+      // one list here, before validation.
+      preValidation: (req, _reply, done) => {
+        const query = req.query as { types?: string | string[] };
+        if (Array.isArray(query.types)) query.types = query.types.join(',');
+        done();
+      },
       schema: {
         operationId: 'listEvents',
         tags: ['Events'],
