@@ -164,7 +164,11 @@ describe('creates', () => {
     const located = platformOperations.filter(([, op]) => op.responses['201']?.headers?.Location).map(([route]) => route);
     expect(located.sort()).toEqual([
       'POST /api/platform/v1/merchants/{merchant_id}/api-keys',
+      'POST /api/platform/v1/merchants/{merchant_id}/locations',
+      'POST /api/platform/v1/merchants/{merchant_id}/media-assets',
       'POST /api/platform/v1/merchants/{merchant_id}/orders',
+      'POST /api/platform/v1/merchants/{merchant_id}/tags',
+      'POST /api/platform/v1/merchants/{merchant_id}/vendors',
       'POST /api/platform/v1/merchants/{merchant_id}/webhook-endpoints',
     ]);
     for (const [route, op] of operations) if (op.responses['201']) expect(op.responses['201'].headers?.Location, route).toBeDefined();

@@ -48,6 +48,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       summary,
       body: NamedBody,
       answer: One(schema, answer),
+      // The record's GET is the integration API's (contract §1: a create's Location points at it).
+      location: (record) => `/api/integrations/v1/${table}/${record.id}`,
       run: (req) => createNamed(merchantCtx(req), table, req.body.name),
     });
   }
@@ -64,6 +66,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       strict,
     ),
     answer: One(MediaAsset, 'The media asset.'),
+    location: (asset) => `/api/integrations/v1/media-assets/${asset.id}`,
     run: (req) => createMediaAsset(merchantCtx(req), req.body),
   });
 

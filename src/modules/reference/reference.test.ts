@@ -45,6 +45,19 @@ describe('each by id', () => {
       'createMediaAsset',
     ).data;
     const theirs = json(await other.op('POST', '/vendors', { name: 'Theirs' }), 201, 'createVendor').data;
+    // The operator's creates point at these GETs (contract §1: a create's Location is its record's GET).
+    const created = {
+      locations: await m.op('POST', '/locations', { name: 'Located' }),
+      vendors: await m.op('POST', '/vendors', { name: 'Located' }),
+      tags: await m.op('POST', '/tags', { name: 'located' }),
+      'media-assets': await m.op('POST', '/media-assets', { url: 'https://img.example.com/located.jpg', kind: 'image' }),
+    };
+    for (const [path, res] of Object.entries(created)) {
+      const id = (res.json() as { data: { id: string } }).data.id;
+      expect(res.headers.location).toBe(`/api/integrations/v1/${path}/${id}`);
+      const read = await t.api(await m.key(['products.read', 'orders.read']), 'GET', `/${path}/${id}`);
+      expect([read.statusCode, (read.json() as { data: { id: string } }).data.id]).toEqual([200, id]);
+    }
 
     expect(json(await t.api(key, 'GET', `/vendors/${vendor.id}`), 200, 'getVendor').data).toEqual(vendor);
     expect(json(await t.api(key, 'GET', `/tags/${tag.id}`), 200, 'getTag').data).toEqual(tag);
