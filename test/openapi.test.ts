@@ -175,6 +175,22 @@ describe('creates', () => {
   });
 });
 
+describe('problems', () => {
+  it('ValidationProblem declares its errors list, not only requires it (generators left it optional)', async () => {
+    const docs = (await openApiDocuments()) as Record<'integration' | 'platform', { components: { schemas: Record<string, { allOf?: unknown[] }> } }>;
+    for (const doc of [docs.integration, docs.platform]) {
+      expect(doc.components.schemas.ValidationProblem.allOf?.[1]).toEqual({
+        type: 'object',
+        required: ['errors'],
+        properties: {
+          code: { type: 'string', enum: ['validation_failed'] },
+          errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' }, minItems: 1, description: 'One entry per offending field.' },
+        },
+      });
+    }
+  });
+});
+
 describe('idempotent writes', () => {
   it('promise Idempotent-Replayed on the answers that are stored: every one but 401, 403, 429 and 5xx', () => {
     const idempotent = operations.filter(([, op]) => ['createFulfillment', 'attachTracking', 'adjustInventory'].includes(op.operationId!));

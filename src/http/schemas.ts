@@ -21,13 +21,6 @@ export const Literals = <const V extends readonly string[]>(values: V, options: 
     ),
   );
 
-/**
- * Rules published in the document but checked by the service rather than the validator: for a
- * rule whose service check answers more precisely (its own field error, beside the other rows'
- * errors) than the validator would. src/http/validation.ts drops the marked keywords.
- */
-export const serviceChecked = <R extends Record<string, unknown>>(rules: R) => ({ ...rules, 'x-service-checked': Object.keys(rules) });
-
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 export const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -11,8 +11,7 @@
 //   0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (no leap second, no month 13);
 // - an array over its maxItems is reported as such without validating its items, so the work per
 //   request stays bounded (every array in every schema has a maxItems: see the schema test), and
-//   items stop being examined in detail once MAX_ERRORS errors are collected;
-// - keywords marked `x-service-checked` (schemas.ts: serviceChecked) are published, not validated.
+//   items stop being examined in detail once MAX_ERRORS errors are collected.
 import { Ajv, type ErrorObject, type FuncKeywordDefinition, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AppError, type FieldError, type FieldErrorCode } from './errors.ts';
@@ -258,8 +257,6 @@ const types = (s: Schema) => [s.type].flat().filter(Boolean) as string[];
 export function hardenSchema(schema: unknown): unknown {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
   const s: Schema = { ...(schema as Schema) };
-  // Published, checked by the service (schemas.ts: serviceChecked).
-  if (Array.isArray(s['x-service-checked'])) for (const k of [...(s['x-service-checked'] as string[]), 'x-service-checked']) delete s[k];
   for (const k of SUBSCHEMA_LISTS) if (Array.isArray(s[k])) s[k] = (s[k] as unknown[]).map(hardenSchema);
   for (const k of SUBSCHEMAS) if (s[k] !== undefined && typeof s[k] === 'object') s[k] = hardenSchema(s[k]);
   for (const k of SCHEMA_MAPS) {

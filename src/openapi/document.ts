@@ -42,11 +42,7 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   example: '3f1c9e0a-fulfil-order-1001',
 };
 
-/**
- * Walks a generated schema, moving every `x-component` schema into `schemas` and referencing it.
- * (Rules the document states but the service checks are marked where they are declared:
- * `serviceChecked` in src/http/schemas.ts.)
- */
+/** Walks a generated schema, moving every `x-component` schema into `schemas` and referencing it. */
 function hoist(node: Json, schemas: Record<string, Json>): Json {
   if (Array.isArray(node)) return node.map((n) => hoist(n, schemas));
   if (!node || typeof node !== 'object') return node;
@@ -252,7 +248,19 @@ export function publishedDocuments(generated: Json, prefixes: { integration: str
   hoist({ ...clone(Problem), 'x-component': 'Problem' }, schemas);
   schemas.ValidationProblem = {
     description: 'A problem with `code` `validation_failed`: `errors[]` lists every offending field with a JSON pointer.',
-    allOf: [ref('schemas', 'Problem'), { type: 'object', required: ['errors'], properties: { code: { type: 'string', enum: ['validation_failed'] } } }],
+    // `errors` is restated, not only required: generators that read `required` without a property
+    // beside it left the list optional (three of four audited, 2026-11-24).
+    allOf: [
+      ref('schemas', 'Problem'),
+      {
+        type: 'object',
+        required: ['errors'],
+        properties: {
+          code: { type: 'string', enum: ['validation_failed'] },
+          errors: { type: 'array', items: ref('schemas', 'FieldError'), minItems: 1, description: 'One entry per offending field.' },
+        },
+      },
+    ],
   };
 
   const paths: Json = {};

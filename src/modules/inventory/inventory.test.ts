@@ -172,10 +172,11 @@ describe('POST /inventory/adjustments', () => {
     expect((await ledger(t, a)).length).toBe(ledgerBefore);
   });
 
-  it('the document publishes "variant_id or sku" as JSON Schema; the service still answers it with its own field error', async () => {
+  it('the document states "variant_id or sku" in words, a plain object for generators; the service answers it with its own field error', async () => {
     const doc = untypedJson<DocumentShape>(await t.app.inject({ method: 'GET', url: '/api/integrations/v1/openapi.json' }), 200);
     const row = requestBodySchema(doc, '/api/integrations/v1/inventory/adjustments', 'post').properties.adjustments.items;
-    expect(row.allOf).toEqual([{ anyOf: [{ required: ['variant_id'] }, { required: ['sku'] }] }]);
+    expect([row.allOf, row.anyOf, row.oneOf, row.required]).toEqual([undefined, undefined, undefined, ['fulfillment_location_id', 'adjustment']]);
+    expect(row.description).toBe("Give `variant_id` or `sku` (with both, the SKU must be the variant's): 422 `required` at `variant_id` otherwise.");
     const res = await refusedBatch(key, [
       { fulfillment_location_id: m.locations[0], adjustment: 1 },
       { fulfillment_location_id: m.locations[0], adjustment: 0 },
