@@ -2,6 +2,7 @@
 // table. Safe reads and the Idempotency-Key writes are retried (network errors, 409
 // idempotency_in_progress, 429, 5xx) honouring Retry-After, with the same key on every attempt;
 // other writes are retried only on 429 and 503, which the API answers without applying anything.
+// An answer cut off mid-body, or a 2xx whose body is not JSON, is no answer: a network error.
 import { ApiError, NetworkError } from './errors.js';
 import { OPERATIONS, type FeedItem, type OperationId } from './generated/operations.js';
 import type { HasRequired, Input, ListItem, ListOperationId, Response } from './types.js';
@@ -32,13 +33,13 @@ export interface ClientOptions {
   apiKey: string;
   fetch?: typeof globalThis.fetch;
   retry?: RetryOptions;
-  /** Waits between attempts (tests inject a fake). */
+  /** Waits between attempts and polls (tests inject a fake); a call's or feed's signal ends a wait at once. */
   sleep?: (ms: number) => Promise<void>;
   /** Milliseconds since the epoch, for Retry-After dates (tests inject a fake). */
   now?: () => number;
   /** Makes an Idempotency-Key when the call does not pass one (default crypto.randomUUID()). */
   idempotencyKey?: () => string;
-  /** Extra headers on every request. */
+  /** Extra headers on every request (names in any letter case; an `Idempotency-Key` here is the key of every keyed write). */
   headers?: Record<string, string>;
   /** Called after every attempt: logging, metrics, tests. */
   onResponse?: (info: ResponseInfo) => void;
@@ -47,7 +48,9 @@ export interface ClientOptions {
 export interface CallOptions {
   /** For the Idempotency-Key operations: the key to use (default: a new one per call, kept across its retries). */
   idempotencyKey?: string;
+  /** Aborts the call, its request or a wait between attempts: it rejects with the signal's reason, as fetch does. */
   signal?: AbortSignal;
+  /** Extra headers for this call, over the client's (names in any letter case; an `Idempotency-Key` here is the call's key). */
   headers?: Record<string, string>;
 }
 
@@ -81,6 +84,7 @@ export interface FeedOptions {
   follow?: boolean;
   /** Pause between polls when following (default 2 s). */
   pollIntervalMs?: number;
+  /** Ends the feed (it returns) when aborted, during a request or a poll wait. */
   signal?: AbortSignal;
 }
 
@@ -94,11 +98,8 @@ export interface EventFeed {
 
 export type Client = Operations & Pagination & EventFeed;
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export function createClient(options: ClientOptions): Client {
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const sleep = options.sleep ?? defaultSleep;
   const now = options.now ?? Date.now;
   const maxAttempts = Math.max(1, options.retry?.maxAttempts ?? 5);
   const baseDelay = options.retry?.baseDelayMs ?? 500;
@@ -109,31 +110,31 @@ export function createClient(options: ClientOptions): Client {
   async function call(operationId: OperationId, input: Record<string, unknown> = {}, callOptions: CallOptions = {}): Promise<unknown> {
     const spec = OPERATIONS[operationId];
     const url = buildUrl(operationId, input);
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      authorization: `Bearer ${options.apiKey}`,
-      ...options.headers,
-      ...callOptions.headers,
-    };
-    let body: string | undefined;
-    if (spec.body) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(input.body ?? {});
-    }
-    const idempotencyKey = spec.idempotent ? (callOptions.idempotencyKey ?? newKey()) : null;
-    if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
+    const { headers, idempotencyKey } = requestHeaders(operationId, callOptions);
+    const body = spec.body ? JSON.stringify(input.body ?? {}) : undefined;
+    const signal = callOptions.signal;
     // Reads and keyed writes may be repeated; any other write only when the API said nothing was applied.
     const method: string = spec.method;
-    const repeatable = method === 'GET' || method === 'HEAD' || spec.idempotent;
+    const write = method !== 'GET' && method !== 'HEAD';
+    const repeatable = !write || spec.idempotent;
+
+    /** After an attempt that got no usable answer: throws `failure` unless the operation may be repeated, else waits. */
+    async function giveUpOrWait(failure: NetworkError, attempt: number): Promise<void> {
+      signal?.throwIfAborted();
+      if (!repeatable || attempt >= maxAttempts) throw failure;
+      await pause(backoff(attempt), signal);
+      signal?.throwIfAborted();
+    }
 
     for (let attempt = 1; ; attempt++) {
+      // Aborted, a call rejects with the signal's reason, as fetch itself does.
+      signal?.throwIfAborted();
       let res: globalThis.Response;
       try {
-        res = await fetchImpl(url, { method, headers, body, signal: callOptions.signal });
+        res = await fetchImpl(url, { method, headers, body, signal });
       } catch (err) {
         options.onResponse?.({ operationId, attempt, status: null, requestId: null, idempotencyKey, replayed: false });
-        if (callOptions.signal?.aborted || !repeatable || attempt >= maxAttempts) throw new NetworkError(operationId, err, attempt);
-        await sleep(backoff(attempt));
+        await giveUpOrWait(new NetworkError(operationId, err, attempt), attempt);
         continue;
       }
       const requestId = res.headers.get('x-request-id');
@@ -145,17 +146,70 @@ export function createClient(options: ClientOptions): Client {
         idempotencyKey,
         replayed: res.headers.get('idempotent-replayed') === 'true',
       });
-      const text = await res.text();
-      const parsed = parseJson(text);
-      if (res.ok) return text === '' ? undefined : parsed;
+      // The body is part of the answer: one cut off (the server may have applied the write) is no answer.
+      let text: string;
+      try {
+        text = await res.text();
+      } catch (err) {
+        await giveUpOrWait(new NetworkError(operationId, err, attempt, { status: res.status, problem: 'cut_off', write }), attempt);
+        continue;
+      }
+      if (res.ok) {
+        const answer = successBody(operationId, res.status, text);
+        if (!(answer instanceof Error)) return answer.value;
+        await giveUpOrWait(new NetworkError(operationId, answer, attempt, { status: res.status, problem: 'not_json', write }), attempt);
+        continue;
+      }
 
+      const parsed = parseJson(text);
       const code = isRecord(parsed) && typeof parsed.code === 'string' ? parsed.code : null;
       const retryable =
         res.status === 429 || res.status === 503 || (repeatable && (res.status >= 500 || (res.status === 409 && code === 'idempotency_in_progress')));
-      const wait = retryAfterMs(res.headers.get('retry-after')) ?? backoff(attempt);
+      const wait = retryAfterMs(res.headers.get('retry-after'), now()) ?? backoff(attempt);
       if (!retryable || attempt >= maxAttempts || wait > maxDelay) throw new ApiError(operationId, res.status, parsed, requestId, attempt);
-      await sleep(wait);
+      await pause(wait, signal);
+      signal?.throwIfAborted();
     }
+  }
+
+  /**
+   * The headers of a call, names in lower case so that none is sent twice: client headers, then the
+   * call's, then the SDK's (an `authorization` of yours replaces the SDK's). An Idempotency-Key given
+   * in headers is the call's key, as `idempotencyKey` is.
+   */
+  function requestHeaders(operationId: OperationId, callOptions: CallOptions): { headers: Record<string, string>; idempotencyKey: string | null } {
+    const spec = OPERATIONS[operationId];
+    const given: Record<string, string> = {};
+    for (const source of [options.headers, callOptions.headers]) {
+      for (const [name, value] of Object.entries(source ?? {})) given[name.toLowerCase()] = value;
+    }
+    const headerKey = given['idempotency-key'];
+    if (headerKey !== undefined && callOptions.idempotencyKey !== undefined && headerKey !== callOptions.idempotencyKey) {
+      throw new TypeError(`${operationId} was given two Idempotency-Keys: "${headerKey}" in headers and "${callOptions.idempotencyKey}" as idempotencyKey`);
+    }
+    const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}`, ...given, accept: 'application/json' };
+    if (spec.body) headers['content-type'] = 'application/json';
+    const idempotencyKey = spec.idempotent ? (callOptions.idempotencyKey ?? headerKey ?? newKey()) : null;
+    if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
+    return { headers, idempotencyKey };
+  }
+
+  /** Waits `ms` (through the injected `sleep` when given), ending early when `signal` aborts. */
+  function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const timer = options.sleep ? undefined : setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+      options.sleep?.(ms).then(done, (err: unknown) => {
+        signal?.removeEventListener('abort', done);
+        reject(err);
+      });
+    });
   }
 
   function buildUrl(operationId: OperationId, input: Record<string, unknown>): string {
@@ -184,18 +238,11 @@ export function createClient(options: ClientOptions): Client {
     return Math.min(maxDelay, baseDelay * 2 ** (attempt - 1));
   }
 
-  function retryAfterMs(value: string | null): number | null {
-    if (value === null || value.trim() === '') return null;
-    if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-    const at = Date.parse(value);
-    return Number.isNaN(at) ? null : Math.max(0, at - now());
-  }
-
   async function* pages(operationId: OperationId, input: Record<string, unknown> = {}, callOptions: CallOptions = {}): AsyncIterableIterator<unknown> {
     if (!OPERATIONS[operationId].list) throw new TypeError(`${operationId} is not a cursor list`);
     let cursor: string | null = null;
     do {
-      const page = await call(operationId, cursor === null ? input : { ...input, cursor }, callOptions);
+      const page = await call(operationId, cursor === null ? input : nextPage(input, cursor), callOptions);
       yield page;
       const meta = isRecord(page) && isRecord(page.meta) ? page.meta : null;
       cursor = meta && typeof meta.next_cursor === 'string' ? meta.next_cursor : null;
@@ -211,22 +258,31 @@ export function createClient(options: ClientOptions): Client {
   async function* feed(feedOptions: FeedOptions = {}): AsyncIterableIterator<unknown> {
     const operationId = 'listEvents';
     if (!isOperationId(operationId)) throw new TypeError('this API document has no listEvents operation (GET /events)');
+    const signal = feedOptions.signal;
     let after = feedOptions.after ?? null;
     const filters: Record<string, unknown> = { limit: feedOptions.limit ?? 250 };
     if (feedOptions.types?.length) filters.types = feedOptions.types.join(',');
+    // An aborted signal ends the feed (it returns), whether it came during a request or a poll wait.
     for (;;) {
-      // Each page asks for what comes after the last position seen: the feed's own resume rule.
-      const page = await call(operationId, after === null ? filters : { ...filters, after }, { signal: feedOptions.signal });
+      let page: unknown;
+      try {
+        // Each page asks for what comes after the last position seen: the feed's own resume rule.
+        page = await call(operationId, after === null ? filters : { ...filters, after }, { signal });
+      } catch (err) {
+        if (signal?.aborted) return;
+        throw err;
+      }
       const items = isRecord(page) && Array.isArray(page.data) ? page.data : [];
       for (const item of items) {
+        if (signal?.aborted) return;
         yield item;
         if (isRecord(item) && typeof item.position === 'string') after = item.position;
       }
       const more = isRecord(page) && isRecord(page.meta) && typeof page.meta.next_cursor === 'string';
       if (more) continue;
-      if (!feedOptions.follow || feedOptions.signal?.aborted) return;
-      await sleep(feedOptions.pollIntervalMs ?? 2_000);
-      if (feedOptions.signal?.aborted) return;
+      if (!feedOptions.follow || signal?.aborted) return;
+      await pause(feedOptions.pollIntervalMs ?? 2_000, signal);
+      if (signal?.aborted) return;
     }
   }
 
@@ -244,6 +300,72 @@ function isOperationId(name: string): name is OperationId {
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The next page's input: the filters and the cursor, which carries the position (with it, `after` is refused). */
+function nextPage(input: Record<string, unknown>, cursor: string): Record<string, unknown> {
+  const { after: _position, ...filters } = input;
+  return { ...filters, cursor };
+}
+
+/**
+ * A 2xx body as the operation promises it: JSON, and for a list a page (`data` array, `meta`);
+ * 204 and 205 carry none. Anything else (an HTML page, a truncated or empty body) is an Error.
+ */
+function successBody(operationId: OperationId, status: number, text: string): { value: unknown } | Error {
+  if (status === 204 || status === 205) return { value: undefined };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return err instanceof Error ? err : new SyntaxError(String(err));
+  }
+  if (OPERATIONS[operationId].list && !(isRecord(value) && Array.isArray(value.data) && isRecord(value.meta))) {
+    return new SyntaxError(`a page of ${operationId} has a data array and a meta object, this body has not`);
+  }
+  return { value };
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const IMF_FIXDATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC_850 = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const ASCTIME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) (\d{2}| \d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+/**
+ * Milliseconds a Retry-After asks to wait: delay-seconds, or an HTTP-date (RFC 9110 §10.2.3:
+ * IMF-fixdate, or the obsolete RFC 850 and asctime forms). Anything else ("1.5", "-3") is null,
+ * so the caller falls back to its backoff rather than reading it as some date.
+ */
+function retryAfterMs(value: string | null, now: number): number | null {
+  if (value === null) return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = httpDate(v, now);
+  return at === null ? null : Math.max(0, at - now);
+}
+
+function httpDate(v: string, now: number): number | null {
+  let m = IMF_FIXDATE.exec(v);
+  if (m) return utc(Number(m[3]), m[2], m[1], m[4], m[5], m[6]);
+  m = RFC_850.exec(v);
+  if (m) {
+    // A two-digit year more than 50 years ahead is in the past century (RFC 9110 §5.6.7).
+    const thisYear = new Date(now).getUTCFullYear();
+    let year = thisYear - (thisYear % 100) + Number(m[3]);
+    if (year > thisYear + 50) year -= 100;
+    return utc(year, m[2], m[1], m[4], m[5], m[6]);
+  }
+  m = ASCTIME.exec(v);
+  if (m) return utc(Number(m[6]), m[1], m[2].trim(), m[3], m[4], m[5]);
+  return null;
+}
+
+function utc(year: number, monthName: string, day: string, hour: string, minute: string, second: string): number | null {
+  const month = MONTHS.indexOf(monthName);
+  const [d, h, min, s] = [day, hour, minute, second].map(Number);
+  const date = Date.UTC(year, month, d);
+  if (month < 0 || h > 23 || min > 59 || s > 60 || new Date(date).getUTCDate() !== d) return null;
+  return date + ((h * 60 + min) * 60 + s) * 1000;
 }
 
 function parseJson(text: string): unknown {

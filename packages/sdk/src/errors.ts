@@ -1,5 +1,6 @@
 // Errors the client throws: ApiError for an answer that is not 2xx (an RFC 9457 problem),
-// NetworkError when no answer came (after the retries the operation allows).
+// NetworkError when no usable answer came (after the retries the operation allows): none at all,
+// one cut off mid-body, or a 2xx whose body is not the JSON the operation returns.
 import type { ErrorCode } from './generated/operations.js';
 
 /** A code the document declares, or one it does not know yet (a newer server, a proxy's `http_502`). */
@@ -57,10 +58,16 @@ export class NetworkError extends Error {
   readonly name = 'NetworkError';
   readonly operationId: string;
   readonly attempts: number;
-  constructor(operationId: string, cause: unknown, attempts: number) {
-    super(`${operationId}: no answer after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
+  /**
+   * `answer`: what the last attempt got when an answer began but could not be used; `write` when
+   * the operation is a write, which the server may then have applied.
+   */
+  constructor(operationId: string, cause: unknown, attempts: number, answer?: { status: number; problem: 'cut_off' | 'not_json'; write: boolean }) {
+    const after = `after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const what = answer === undefined ? 'no answer' : `the answer (${answer.status}) ${answer.problem === 'cut_off' ? 'was cut off' : 'was not JSON'}`;
+    const applied = answer?.write ? '; the write may have been applied' : '';
+    super(`${operationId}: ${what} ${after}: ${reason}${applied}`, { cause });
     this.operationId = operationId;
     this.attempts = attempts;
   }

@@ -1,10 +1,12 @@
 // The SDK (as built to dist/, imported by its package name) against a real server over HTTP:
-// methods per operationId, pagination, typed errors, idempotent retries with one key. Every client
-// fetches through `server.fetch`, which fails on any answer that breaks the OpenAPI document.
+// methods per operationId, pagination, typed errors, idempotent retries with one key, answers cut
+// off or not JSON, headers. Every client fetches through `server.fetch`, which fails on any answer
+// that breaks the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, createClient, isApiError, type Client, type Order, type ResponseInfo } from 'merchant-integration-sdk';
 import { startLiveServer, stockedProduct, type LiveServer } from '../../../test/live-server.ts';
 import { WAREHOUSE } from '../../../test/fixtures.ts';
+import { cutOff, problem, withBody } from './fake-answers.ts';
 
 let server: LiveServer;
 let merchantId: string;
@@ -25,21 +27,16 @@ async function placeOrder(locationId: string, quantity: number): Promise<Order> 
   );
 }
 
+type Call = { method: string; path: string; key: string | null };
+
 /** A fetch that records every request's method, path and Idempotency-Key. */
-function recordingFetch(log: { method: string; path: string; key: string | null }[], inner: typeof fetch = server.fetch): typeof fetch {
+function recordingFetch(log: Call[], inner: typeof fetch = server.fetch): typeof fetch {
   return async (input, init) => {
     const url = new URL(String(input));
     const headers = new Headers(init?.headers);
     log.push({ method: init?.method ?? 'GET', path: url.pathname + url.search, key: headers.get('idempotency-key') });
     return inner(input, init);
   };
-}
-
-function problem(status: number, code: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ type: 'about:blank', title: code, status, detail: code, code, request_id: '00000000-0000-4000-8000-000000000000' }), {
-    status,
-    headers: { 'content-type': 'application/problem+json', ...headers },
-  });
 }
 
 beforeAll(async () => {
@@ -95,8 +92,32 @@ describe('methods and pagination', () => {
     ]);
   });
 
+  it('paginate from an `after` position follows next_cursor without `after` (the cursor carries the position), keeping the filters', async () => {
+    const order = await placeOrder(locations[0], 1);
+    for (let i = 0; i < 3; i++) await placeOrder(locations[1], 1);
+    const types: ['order.created'] = ['order.created'];
+    const after = (await sdk().listEvents({ types })).data.find((e) => e.type === 'order.created' && e.data.object.id === order.id)?.position;
+    if (after === undefined) throw new Error(`no order.created event for ${order.id}`);
+    const expected = [];
+    for await (const e of sdk().feed({ after, types })) expected.push(e.id);
+    expect(expected).toHaveLength(3);
+    const calls: Call[] = [];
+    const got = [];
+    for await (const e of sdk({ fetch: recordingFetch(calls) }).paginate('listEvents', { after, types, limit: 2 })) got.push(e.id);
+    expect(got).toEqual(expected);
+    const queries = calls.map((c) => new URL(c.path, server.baseUrl).searchParams);
+    expect(queries.map((q) => [...q.keys()].sort())).toEqual([
+      ['after', 'limit', 'types'],
+      ['cursor', 'limit', 'types'],
+    ]);
+    expect(queries.map((q) => [q.get('limit'), q.get('types')])).toEqual([
+      ['2', 'order.created'],
+      ['2', 'order.created'],
+    ]);
+  });
+
   it('a parameter the operation does not take is refused before any request', async () => {
-    const calls: { method: string; path: string; key: string | null }[] = [];
+    const calls: Call[] = [];
     // @ts-expect-error: listOrders takes no `state`
     await expect(sdk({ fetch: recordingFetch(calls) }).listOrders({ state: 'open' })).rejects.toThrow('listOrders takes no parameter "state"');
     expect(calls).toEqual([]);
@@ -118,7 +139,7 @@ describe('typed errors', () => {
   });
 
   it('an unknown id is a 404 not_found, not retried', async () => {
-    const calls: { method: string; path: string; key: string | null }[] = [];
+    const calls: Call[] = [];
     const err = await sdk({ fetch: recordingFetch(calls) })
       .getFulfillment({ id: '00000000-0000-4000-8000-000000000001' })
       .catch((e: unknown) => e);
@@ -130,7 +151,7 @@ describe('typed errors', () => {
 describe('idempotent writes', () => {
   it('a lost answer is retried with the same key and the fulfillment is created once', async () => {
     const order = await placeOrder(locations[0], 2);
-    const calls: { method: string; path: string; key: string | null }[] = [];
+    const calls: Call[] = [];
     let dropped = false;
     // The first POST reaches the server and is applied, then its answer is lost.
     const lossy: typeof fetch = async (input, init) => {
@@ -170,7 +191,7 @@ describe('idempotent writes', () => {
       problem(409, 'idempotency_in_progress', { 'retry-after': '1' }),
       problem(429, 'rate_limited', { 'retry-after': new Date(now + 3_000).toUTCString() }),
     ];
-    const calls: { method: string; path: string; key: string | null }[] = [];
+    const calls: Call[] = [];
     const scripted: typeof fetch = async (input, init) => canned.shift() ?? server.fetch(input, init);
     const sleeps: number[] = [];
     const client = sdk({ fetch: recordingFetch(calls, scripted), sleep: async (ms) => void sleeps.push(ms), now: () => now });
@@ -193,7 +214,7 @@ describe('idempotent writes', () => {
 
   it('attempts are bounded: the last answer is thrown after maxAttempts, with exponential backoff', async () => {
     const sleeps: number[] = [];
-    const calls: { method: string; path: string; key: string | null }[] = [];
+    const calls: Call[] = [];
     const client = sdk({
       fetch: recordingFetch(calls, async () => problem(502, 'bad_gateway')),
       sleep: async (ms) => void sleeps.push(ms),
@@ -208,7 +229,7 @@ describe('idempotent writes', () => {
   });
 
   it('a write without Idempotency-Key is not repeated after a network error', async () => {
-    const calls: { method: string; path: string; key: string | null }[] = [];
+    const calls: Call[] = [];
     const client = sdk({ fetch: recordingFetch(calls, async () => Promise.reject(new TypeError('fetch failed'))), sleep: async () => {} });
     const err = await client.createProduct({ body: { title: 'Never sent twice' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
@@ -238,5 +259,165 @@ describe('idempotent writes', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('answers that cannot be used', () => {
+  /** server.fetch, with the first answer to a request `matches` accepts replaced by `breakIt(answer)`. */
+  function breaking(matches: (init: RequestInit | undefined) => boolean, breakIt: (res: Response) => Promise<Response>): typeof fetch {
+    let broken = false;
+    return async (input, init) => {
+      const res = await server.fetch(input, init);
+      if (broken || !matches(init)) return res;
+      broken = true;
+      return breakIt(res);
+    };
+  }
+  const isPost = (init: RequestInit | undefined) => init?.method === 'POST';
+
+  it('an answer cut off mid-body is retried with the same key, the fulfillment is created once, and onResponse reports each attempt once', async () => {
+    const order = await placeOrder(locations[0], 1);
+    const calls: Call[] = [];
+    const sleeps: number[] = [];
+    const infos: ResponseInfo[] = [];
+    const client = sdk({
+      fetch: recordingFetch(calls, breaking(isPost, cutOff)),
+      sleep: async (ms) => void sleeps.push(ms),
+      onResponse: (i) => infos.push(i),
+    });
+    const created = await client.createFulfillment({
+      body: { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] },
+    });
+    expect(calls.map((c) => c.key)).toEqual([calls[0].key, calls[0].key]);
+    expect(sleeps).toEqual([500]);
+    expect(infos.map((i) => [i.attempt, i.status, i.replayed])).toEqual([
+      [1, 201, false],
+      [2, 201, true],
+    ]);
+    const mine = [];
+    for await (const f of sdk().paginate('listFulfillments', {})) if (f.merchant_order_id === order.id) mine.push(f.id);
+    expect(mine).toEqual([created.data.id]);
+  });
+
+  it('a write without Idempotency-Key whose answer is cut off is a NetworkError saying the write may have been applied, not repeated', async () => {
+    const calls: Call[] = [];
+    const client = sdk({ fetch: recordingFetch(calls, breaking(isPost, cutOff)), sleep: async () => {} });
+    const err = await client.createProduct({ body: { title: 'Cut-off tote' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toHaveProperty('message', 'createProduct: the answer (201) was cut off after 1 attempt: terminated; the write may have been applied');
+    expect(calls).toHaveLength(1);
+    const titles = [];
+    for await (const p of sdk().paginate('listProducts', {})) titles.push(p.title);
+    expect(titles.filter((t) => t === 'Cut-off tote')).toHaveLength(1);
+  });
+
+  it('a 2xx whose body is not JSON is retried for reads, so paginate and feed stay complete; after the last attempt it is a NetworkError', async () => {
+    const expectedOrders = [];
+    for await (const o of sdk().paginate('listOrders', { limit: 2 })) expectedOrders.push(o.id);
+    const expectedEvents = [];
+    for await (const e of sdk().feed({ limit: 2 })) expectedEvents.push(e.id);
+    expect(expectedOrders.length).toBeGreaterThan(6);
+    expect(expectedEvents.length).toBeGreaterThan(6);
+
+    // The first answers to pages 2, 3 and 4 (requests 2, 4 and 6): a truncated JSON text, an HTML page, nothing.
+    const broken = (): typeof fetch => {
+      const bodies = new Map([
+        [2, '{"oops":'],
+        [4, '<html><body>Bad gateway</body></html>'],
+        [6, ''],
+      ]);
+      let n = 0;
+      return async (input, init) => {
+        const res = await server.fetch(input, init);
+        const text = bodies.get(++n);
+        return text === undefined ? res : withBody(res, text);
+      };
+    };
+    const orderSleeps: number[] = [];
+    const orders = [];
+    for await (const o of sdk({ fetch: broken(), sleep: async (ms) => void orderSleeps.push(ms) }).paginate('listOrders', { limit: 2 })) orders.push(o.id);
+    expect(orders).toEqual(expectedOrders);
+    expect(orderSleeps).toEqual([500, 500, 500]);
+    const eventSleeps: number[] = [];
+    const events = [];
+    for await (const e of sdk({ fetch: broken(), sleep: async (ms) => void eventSleeps.push(ms) }).feed({ limit: 2 })) events.push(e.id);
+    expect(events).toEqual(expectedEvents);
+    expect(eventSleeps).toEqual([500, 500, 500]);
+
+    const empty = sdk({ fetch: async (input, init) => withBody(await server.fetch(input, init), ''), sleep: async () => {}, retry: { maxAttempts: 2 } });
+    const err = await empty.getOrder({ id: expectedOrders[0] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toHaveProperty('message', 'getOrder: the answer (200) was not JSON after 2 attempts: Unexpected end of JSON input');
+  });
+
+  it('a write without Idempotency-Key answered 2xx with a body that is not JSON is a NetworkError giving the status, not repeated', async () => {
+    const calls: Call[] = [];
+    const client = sdk({
+      fetch: recordingFetch(
+        calls,
+        breaking(isPost, (res) => withBody(res, '<html>Created</html>')),
+      ),
+      sleep: async () => {},
+    });
+    const err = await client.createProduct({ body: { title: 'HTML tote' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toHaveProperty(
+      'message',
+      expect.stringMatching(/^createProduct: the answer \(201\) was not JSON after 1 attempt: .*; the write may have been applied$/),
+    );
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a 204 answer carries no body: the method returns undefined', async () => {
+    const client = sdk({ fetch: async () => new Response(null, { status: 204 }) });
+    expect(await client.getOrder({ id: '00000000-0000-4000-8000-000000000003' })).toBeUndefined();
+  });
+});
+
+describe('headers', () => {
+  it("an Idempotency-Key given in headers, in any case, is the call's key: sent once, reused across calls, the write applied once", async () => {
+    const order = await placeOrder(locations[0], 1);
+    const calls: Call[] = [];
+    const infos: ResponseInfo[] = [];
+    const client = sdk({ fetch: recordingFetch(calls), onResponse: (i) => infos.push(i) });
+    const input = { body: { merchant_order_id: order.id, items: [{ merchant_order_item_id: order.line_items[0].id, quantity: 1 }] } };
+    const key = `fulfil-${order.id}`;
+    const first = await client.createFulfillment(input, { headers: { 'Idempotency-Key': key } });
+    const again = await client.createFulfillment(input, { headers: { 'IDEMPOTENCY-KEY': key }, idempotencyKey: key });
+    expect(again.data.id).toBe(first.data.id);
+    expect(infos.map((i) => [i.idempotencyKey, i.replayed])).toEqual([
+      [key, false],
+      [key, true],
+    ]);
+    // A client-level one too: the tracking call sends it, alone.
+    const tracking = { id: first.data.id, body: { tracking_number: `WH-${order.order_number}` } };
+    await sdk({ fetch: recordingFetch(calls), headers: { 'Idempotency-key': `track-${order.id}` } }).attachTracking(tracking);
+    expect(calls.map((c) => c.key)).toEqual([key, key, `track-${order.id}`]);
+  });
+
+  it('an Idempotency-Key in headers and a different idempotencyKey is a TypeError before any request', async () => {
+    const calls: Call[] = [];
+    const err = await sdk({ fetch: recordingFetch(calls), headers: { 'Idempotency-Key': 'from-client' } })
+      .attachTracking({ id: '00000000-0000-4000-8000-000000000004', body: { tracking_number: '1Z1' } }, { idempotencyKey: 'from-call' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err).toHaveProperty('message', 'attachTracking was given two Idempotency-Keys: "from-client" in headers and "from-call" as idempotencyKey');
+    expect(calls).toEqual([]);
+  });
+
+  it("header names are merged whatever their case: the call's win over the client's, the SDK's over both, but an Authorization of yours replaces the SDK's, never joined to it", async () => {
+    const seen: Headers[] = [];
+    const client = createClient({
+      baseUrl: server.baseUrl,
+      apiKey: 'not-a-key',
+      headers: { 'X-Connector': 'client', Accept: 'text/html' },
+      fetch: async (input, init) => {
+        seen.push(new Headers(init?.headers));
+        return server.fetch(input, init);
+      },
+    });
+    const locs = await client.listLocations({}, { headers: { 'x-connector': 'call', Authorization: `Bearer ${adminKey}` } });
+    expect(locs.data).toHaveLength(2);
+    expect([seen[0].get('authorization'), seen[0].get('x-connector'), seen[0].get('accept')]).toEqual([`Bearer ${adminKey}`, 'call', 'application/json']);
   });
 });
