@@ -16,7 +16,17 @@ export const LoggedRequest = Type.Object({
   error_code: Nullable(Type.String()),
   duration_ms: Type.Number(),
   /** Only in the detail view and the operator lookup. */
-  problem: Type.Optional(Nullable(Type.Unknown())),
+  problem: Type.Optional(
+    Nullable(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: 'The problem body the request was answered with (errors only); one over 16 KiB as `{"truncated": true, "excerpt": "…"}`.',
+        },
+      ),
+    ),
+  ),
 });
 export type LoggedRequest = Static<typeof LoggedRequest>;
 
