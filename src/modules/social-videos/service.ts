@@ -31,7 +31,7 @@ export async function replaceVideoLinks(trx: Database, scope: Scope, id: string,
   ]);
 }
 
-/** 422 naming every problem: the source (`oneSource`) and every unknown reference. */
+/** 422 naming every problem: a missing or doubled video source and every unknown reference. */
 async function checkVideo(trx: Database, scope: Scope, input: VideoPatch, source: { url: string | null | undefined; asset: string | null | undefined }) {
   await checkRefs(
     trx,
