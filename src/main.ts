@@ -10,7 +10,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrate, serverSecret } from './db/migrate.ts';
-import { isNewDatabase, seedDemo, type DemoCredentials } from './seed/demo.ts';
+import { seedDemo, type DemoCredentials } from './seed/demo.ts';
 import { webhookBacklog } from './events/backlog.ts';
 import { deliveryWake, type DeliveryWake } from './events/wake.ts';
 import { startWorker, type Worker } from './events/worker.ts';
@@ -39,9 +39,13 @@ async function main() {
     ...config,
     onConnectionError: (err) => log!.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'database connection lost'),
   });
-  const applied = await migrate(handle.db);
+  // The demo merchant is made by the process that creates the database, in the same transaction
+  // (processes started together on an empty database raced to seed it, and all but one failed).
+  let demo: DemoCredentials | null = null;
+  const applied = await migrate(handle.db, config.seedDemo ? async (trx) => void (demo = await seedDemo(trx)) : undefined);
   if (applied.length) log.info({ applied }, 'migrations applied');
   if (command === 'migrate') {
+    if (demo) printDemo(baseUrl(config, config.port), demo, config.logFormat === 'json' ? process.stderr : process.stdout);
     await handle.close();
     return;
   }
@@ -70,8 +74,6 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-  let demo: DemoCredentials | null = null;
-  if (config.seedDemo && (await isNewDatabase(handle.db))) demo = await seedDemo(handle.db);
   const secret = await serverSecret(handle.db, config.secretKey);
 
   app = config.roles.includes('api') ? await buildApp({ db: handle.db, pool: handle.pool, config, secret, logger: log }) : null;
@@ -90,7 +92,8 @@ async function main() {
 
   log.info({ roles: config.roles, database: handle.kind }, 'started');
   const port = app ? (app.server.address() as AddressInfo).port : config.port;
-  if (demo && app) printDemo(baseUrl(config, port), demo);
+  // Whatever its role, the process that made the demo merchant shows its credentials (once).
+  if (demo) printDemo(baseUrl(config, port), demo, config.logFormat === 'json' ? process.stderr : process.stdout);
   printUrls(config, baseUrl(config, port), handle, log, metricsServer);
 }
 
@@ -181,9 +184,9 @@ function printUrls(config: Config, base: string, handle: DatabaseHandle, logger:
 `);
 }
 
-function printDemo(base: string, demo: DemoCredentials) {
-  // Shown once, when the demo merchant is created: only hashes are stored.
-  process.stdout.write(`
+/** Shown once, when the demo merchant is created: only hashes are stored. On stderr with JSON logs, whose stdout is one JSON object per line. */
+function printDemo(base: string, demo: DemoCredentials, out: NodeJS.WriteStream) {
+  out.write(`
   ┌ Demo merchant created (shown once; only hashes are stored)
   │ API key, all scopes:             ${demo.apiKey}
   │ API key, Warehouse, Main only:   ${demo.warehouseKey}

@@ -29,12 +29,18 @@ export const migrations: { name: string; statements: string[] }[] = [
   { name: '0011_request_log_unchecked', statements: requestLogUnchecked.statements },
 ];
 
-export async function migrate(db: Database): Promise<string[]> {
+/**
+ * Applies the migrations not applied yet. `onNewDatabase` runs in the same transaction, under the
+ * same lock, when this call created the schema (applied the first migration): one process of any
+ * number started at once on an empty database, and never again, whatever the data holds later.
+ */
+export async function migrate(db: Database, onNewDatabase?: (trx: Database) => Promise<void>): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     // Several processes may start at once against one PostgreSQL: one migrates, the others wait.
     await sql`select pg_advisory_xact_lock(7413019)`.execute(trx);
     await sql`create table if not exists schema_migrations (name text primary key, applied_at timestamptz(3) not null default clock_timestamp())`.execute(trx);
     const done = new Set((await trx.selectFrom('schema_migrations').select('name').execute()).map((r) => r.name));
+    const created = !done.has(migrations[0].name);
     const applied: string[] = [];
     for (const m of migrations) {
       if (done.has(m.name)) continue;
@@ -47,6 +53,7 @@ export async function migrate(db: Database): Promise<string[]> {
       .values({ key: 'secret_key', value: randomBytes(32).toString('hex') })
       .onConflict((oc) => oc.column('key').doNothing())
       .execute();
+    if (created) await onNewDatabase?.(trx);
     return applied;
   });
 }
