@@ -21,6 +21,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** A request (headers and body) must arrive within this; then 408 and the connection is closed. */
   requestTimeoutMs: number;
+  /** PostgreSQL: a statement without an answer for this long fails and its connection is dropped (a hung connection). */
+  databaseQueryTimeoutMs: number;
   workerPollMs: number;
   /** Posts in flight at once per worker process, over all endpoints. */
   webhookConcurrency: number;
@@ -55,21 +57,26 @@ export class ConfigError extends Error {}
 
 // About three days: 1m, 5m, 30m, 2h, 6h, 12h, 24h, 24h.
 const DEFAULT_RETRY_SCHEDULE = [60, 300, 1800, 7200, 21600, 43200, 86400, 86400];
+const MAX_RETRIES = 100;
+const MAX_RETRY_DELAY_S = 30 * 86_400;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-function integer(name: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined || value.trim() === '') return fallback;
-  const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? '(0 or more)' : `from 0 to ${max}`;
-    throw new ConfigError(`${name} must be a whole number ${range}, but it is "${value}": fix or unset it.`);
-  }
-  return n;
-}
+/** The longest delay a Node timer keeps: a longer one fires after 1 ms (with a TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2_147_483_647;
+/** A hundred years: PostgreSQL's intervals hold far more, but no retention needs more. */
+const MAX_DAYS = 36_500;
 
-function atLeast(name: string, value: string | undefined, fallback: number, min: number): number {
-  const n = integer(name, value, fallback);
+/**
+ * A whole number from `min` to `max`. Every number setting has both bounds: one that cannot work
+ * (a timer beyond Node's, an interval beyond PostgreSQL's, 0 requests a minute) is refused here,
+ * not met later as a busy loop, a timeout of 0 or a purge that always fails.
+ */
+function integer(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  if (!/^\s*\d+\s*$/.test(value)) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, but it is "${value}": fix or unset it.`);
+  const n = Number(value);
   if (n < min) throw new ConfigError(`${name} must be at least ${min}, but it is "${value}": fix or unset it.`);
+  if (n > max) throw new ConfigError(`${name} must be at most ${max}, but it is "${value}": fix or unset it.`);
   return n;
 }
 
@@ -86,6 +93,11 @@ function schedule(value: string | undefined): number[] {
   const parts = value.split(',').map((s) => s.trim());
   if (parts.some((s) => !/^\d+(\.\d+)?$/.test(s))) {
     throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds such as "60,300,1800", but it is "${value}": fix or unset it.`);
+  }
+  if (parts.length > MAX_RETRIES || parts.some((s) => Number(s) > MAX_RETRY_DELAY_S)) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE may list at most ${MAX_RETRIES} retries of at most ${MAX_RETRY_DELAY_S} seconds (30 days) each, but it is "${value}": fix or unset it.`,
+    );
   }
   return parts.map(Number);
 }
@@ -127,7 +139,7 @@ function bool(name: string, value: string | undefined, fallback: boolean): boole
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): Config {
   const publicBaseUrl = url('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL, ['https:', 'http:'], 'https://api.example.com', 'to print http://localhost:PORT');
-  return {
+  const config: Config = {
     port: port('PORT', env.PORT, 3000)!,
     host: env.HOST?.trim() || '0.0.0.0',
     databaseUrl: url(
@@ -142,18 +154,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     platformAdminToken: env.PLATFORM_ADMIN_TOKEN || null,
     redisUrl: url('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', 'to keep rate-limit counts in this process'),
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'mia-',
-    rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600),
+    rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600, 1, 1_000_000_000),
     webhookRetrySchedule: schedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS, false),
-    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
-    requestTimeoutMs: atLeast('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000, 100),
-    workerPollMs: integer('WORKER_POLL_MS', env.WORKER_POLL_MS, 5_000),
-    webhookConcurrency: atLeast('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 100, 1),
-    webhookEndpointConcurrency: atLeast('WEBHOOK_ENDPOINT_CONCURRENCY', env.WEBHOOK_ENDPOINT_CONCURRENCY, 10, 1),
-    eventRetentionDays: atLeast('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30, 1),
-    deliveryRetentionDays: atLeast('DELIVERY_RETENTION_DAYS', env.DELIVERY_RETENTION_DAYS, 30, 1),
-    idempotencyRetentionHours: atLeast('IDEMPOTENCY_RETENTION_HOURS', env.IDEMPOTENCY_RETENTION_HOURS, 48, 24),
-    retentionIntervalMs: atLeast('RETENTION_INTERVAL_MS', env.RETENTION_INTERVAL_MS, 600_000, 1000),
+    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, 100, 600_000),
+    requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000, 100, 3_600_000),
+    databaseQueryTimeoutMs: integer('DATABASE_QUERY_TIMEOUT_MS', env.DATABASE_QUERY_TIMEOUT_MS, 30_000, 1000, 3_600_000),
+    workerPollMs: integer('WORKER_POLL_MS', env.WORKER_POLL_MS, 5_000, 10, 3_600_000),
+    webhookConcurrency: integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 100, 1, 10_000),
+    webhookEndpointConcurrency: integer('WEBHOOK_ENDPOINT_CONCURRENCY', env.WEBHOOK_ENDPOINT_CONCURRENCY, 10, 1, 10_000),
+    eventRetentionDays: integer('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30, 1, MAX_DAYS),
+    deliveryRetentionDays: integer('DELIVERY_RETENTION_DAYS', env.DELIVERY_RETENTION_DAYS, 30, 1, MAX_DAYS),
+    idempotencyRetentionHours: integer('IDEMPOTENCY_RETENTION_HOURS', env.IDEMPOTENCY_RETENTION_HOURS, 48, 24, MAX_DAYS * 24),
+    retentionIntervalMs: integer('RETENTION_INTERVAL_MS', env.RETENTION_INTERVAL_MS, 600_000, 1000, MAX_TIMER_MS),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     logFormat: oneOf('LOG_FORMAT', env.LOG_FORMAT, ['pretty', 'json'] as const, stdoutIsTerminal ? 'pretty' : 'json'),
     metricsToken: env.METRICS_TOKEN || null,
@@ -163,6 +176,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     seedDemo: bool('SEED_DEMO', env.SEED_DEMO, true),
     publicBaseUrl,
     requestLogEnabled: bool('REQUEST_LOG_ENABLED', env.REQUEST_LOG_ENABLED, true),
-    requestLogRetentionDays: integer('REQUEST_LOG_RETENTION_DAYS', env.REQUEST_LOG_RETENTION_DAYS, 7),
+    requestLogRetentionDays: integer('REQUEST_LOG_RETENTION_DAYS', env.REQUEST_LOG_RETENTION_DAYS, 7, 0, MAX_DAYS),
   };
+  if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port && config.roles.includes('api')) {
+    throw new ConfigError(
+      `METRICS_PORT ${config.metricsPort} is PORT too: give /metrics a port of its own, or unset METRICS_PORT (METRICS_TOKEN serves it on PORT).`,
+    );
+  }
+  return config;
 }

@@ -344,22 +344,89 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
       await proxy.close();
     }
   }, 120_000);
+
+  it('a database connection that stops answering (held open, no byte passes): its request is 503 within DATABASE_QUERY_TIMEOUT_MS, the connection is dropped, and the API and the worker carry on', async () => {
+    const proxy = await startProxy(5432);
+    const viaProxy = new URL(t.database.url!);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const svc = await startService(viaProxy.toString(), { DATABASE_QUERY_TIMEOUT_MS: '1000' });
+    const receiver = await startReceiver();
+    try {
+      const m = await t.merchant({ locations: 1 });
+      const key = await m.key(WAREHOUSE);
+      const variant = (await makeProduct(t, m, 'Hang', [{ sku: 'HANG-1', price: 1 }])).variants[0].id;
+      json(await m.op('POST', '/webhook-endpoints', { url: receiver.url, events: ['inventory.updated'] }), 201, 'createWebhookEndpoint');
+      const read = () =>
+        fetch(`${svc.url}/api/integrations/v1/inventory?variant_id=${variant}`, {
+          headers: { authorization: `Bearer ${key}` },
+          signal: AbortSignal.timeout(15_000),
+        });
+      const adjust = (idempotencyKey: string) =>
+        fetch(`${svc.url}/api/integrations/v1/inventory/adjustments`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+          body: JSON.stringify({ adjustments: [{ variant_id: variant, fulfillment_location_id: m.locations[0], adjustment: 1 }] }),
+          signal: AbortSignal.timeout(15_000),
+        });
+      expect((await read()).status).toBe(200);
+      expect((await adjust('hang-before')).status).toBe(200);
+      await until('delivery before the hang', () => receiver.received.length === 1, 10_000);
+
+      proxy.hang();
+      const started = Date.now();
+      const during = await read();
+      const waitedMs = Date.now() - started;
+      expectUnavailableProblem(during, await during.json());
+      // At most the statement's timeout, or the pool's 5 s wait for a connection when none is free.
+      expect(waitedMs).toBeLessThan(7_000);
+
+      proxy.unhang();
+      // The hung connections are gone: requests and the worker's claims get new ones.
+      await until('reads answer again', async () => (await read()).status === 200, 15_000);
+      expect((await adjust('hang-after')).status).toBe(200);
+      await until('the event raised after the hang delivered', () => receiver.received.length === 2, 15_000);
+      expect(svc.exited(), svc.output()).toBe(false);
+      console.info(`hung connection: 503 after ${waitedMs} ms`);
+    } finally {
+      await stopService(svc);
+      await receiver.close();
+      await proxy.close();
+    }
+  }, 120_000);
 });
 
-/** A TCP proxy on 127.0.0.1 in front of PostgreSQL that can be cut (sockets destroyed, port closed) and restored. */
+/**
+ * A TCP proxy on 127.0.0.1 in front of PostgreSQL that can be cut (sockets destroyed, port closed)
+ * and restored, or hung: every connection open then, and every one opened while hung, stays open
+ * and passes nothing, for ever (a network path that holds connections but delivers no byte).
+ */
 async function startProxy(targetPort: number) {
   const sockets = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
+  let hung = false;
+  const stall = ([inbound, outbound]: [net.Socket, net.Socket]) => {
+    inbound.unpipe();
+    outbound.unpipe();
+    inbound.pause();
+    outbound.pause();
+  };
   const server = net.createServer((inbound) => {
     const outbound = net.connect(targetPort, '127.0.0.1');
-    for (const s of [inbound, outbound]) {
+    const pair: [net.Socket, net.Socket] = [inbound, outbound];
+    pairs.add(pair);
+    for (const s of pair) {
       sockets.add(s);
-      s.on('close', () => sockets.delete(s));
+      s.on('close', () => {
+        sockets.delete(s);
+        pairs.delete(pair);
+      });
       s.on('error', () => {
         inbound.destroy();
         outbound.destroy();
       });
     }
-    inbound.pipe(outbound).pipe(inbound);
+    if (hung) stall(pair);
+    else inbound.pipe(outbound).pipe(inbound);
   });
   const listen = (port: number) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
   await listen(0);
@@ -373,6 +440,14 @@ async function startProxy(targetPort: number) {
     },
     async restore() {
       await listen(port);
+    },
+    hang() {
+      hung = true;
+      for (const pair of pairs) stall(pair);
+    },
+    /** New connections pass again; those that hung stay hung. */
+    unhang() {
+      hung = false;
     },
     async close() {
       for (const s of sockets) s.destroy();

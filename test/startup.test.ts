@@ -105,7 +105,10 @@ describe.skipIf(onPostgres()).concurrent('start-up failures: one sentence naming
   }, 120_000);
 
   it('a bad number or word in another setting', async () => {
-    expectOneSentence(await run({ WEBHOOK_TIMEOUT_MS: '10s' }), 'WEBHOOK_TIMEOUT_MS must be a whole number (0 or more), but it is "10s": fix or unset it.');
+    expectOneSentence(
+      await run({ WEBHOOK_TIMEOUT_MS: '10s' }),
+      'WEBHOOK_TIMEOUT_MS must be a whole number from 100 to 600000, but it is "10s": fix or unset it.',
+    );
     expectOneSentence(await run({ LOG_FORMAT: 'xml' }), 'LOG_FORMAT must be one of pretty, json, but it is "xml": fix or unset it.');
   }, 120_000);
 });

@@ -45,7 +45,7 @@ export class DatabaseUnavailable extends Error {
 const CONNECTION_SQLSTATES = /^(57P0[1-3]|08...)$/;
 const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const CONNECTION_MESSAGES =
-  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect|Query read timeout)/;
 
 /** True when err says the database connection failed or was lost (not a fault of the request). */
 export function isConnectionFailure(err: unknown): boolean {
@@ -64,6 +64,7 @@ export function postgresDatabase(
   onQuery?: QueryListener,
   onConnectionError: (err: Error) => void = () => {},
   preparedStatements = true,
+  queryTimeoutMs = 30_000,
 ): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
@@ -71,6 +72,11 @@ export function postgresDatabase(
     // While the server is unreachable a request waits at most this long for a connection (then 503).
     connectionTimeoutMillis: 5_000,
     keepAlive: true,
+    // A statement with no answer for this long fails ("Query read timeout", answered 503), and
+    // sendStatements drops its connection: one that stopped answering (a network path that holds
+    // the TCP connection but passes nothing) held its request, or the webhook worker's claim, for
+    // ever, and every statement queued behind it (DATABASE_QUERY_TIMEOUT_MS).
+    query_timeout: queryTimeoutMs,
   });
   // A client whose connection dies emits 'error'. The pool listens only while the client is idle;
   // one checked out (inside a request or transaction) would crash the process with an unhandled
@@ -192,9 +198,19 @@ export async function openDatabase(options: {
   databaseUrl: string | null;
   databasePreparedStatements?: boolean;
   dataDir: string;
+  databaseQueryTimeoutMs?: number;
   onConnectionError?: (err: Error) => void;
 }): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return postgresDatabase(options.databaseUrl, 10, undefined, options.onConnectionError, options.databasePreparedStatements ?? true);
+  if (options.databaseUrl) {
+    return postgresDatabase(
+      options.databaseUrl,
+      10,
+      undefined,
+      options.onConnectionError,
+      options.databasePreparedStatements ?? true,
+      options.databaseQueryTimeoutMs,
+    );
+  }
   const release = lockDataDir(options.dataDir);
   try {
     const pglite = new PGlite(path.join(options.dataDir, 'pgdata'), { parsers: PGLITE_PARSERS, startParams: PGLITE_START_PARAMS });

@@ -45,6 +45,11 @@ export class StatementNames {
 
 type Callback = (err: Error | null, result: pg.QueryResult) => void;
 
+/** Closes the client's socket at once: its statements fail as a lost connection, and pg-pool discards it. */
+function dropConnection(client: pg.PoolClient): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
 /**
  * An error of a connection whose COMMIT failed: if the connection was lost then, the server may
  * have committed before it went, so the write may have been applied (src/http/errors.ts).
@@ -66,6 +71,9 @@ export function sendStatements(client: pg.PoolClient, names: StatementNames | nu
     return new Promise<pg.QueryResult>((resolve, reject) => {
       const done: Callback = (err, result) => {
         if (!err) return resolve(result);
+        // No answer within query_timeout: the connection is dropped (pg would keep it, its next
+        // statements queued behind the one that never ends); the pool discards it on release.
+        if (err.message === 'Query read timeout') dropConnection(client);
         if (config === 'commit') commitFailed = true;
         if (commitFailed) (err as CommitOutcomeUnknown).commitOutcomeUnknown = true;
         reject(err);
