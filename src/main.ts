@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDatabase, type DatabaseHandle } from './db/database.ts';
+import { openDatabase, withoutQueryTimeout, type DatabaseHandle } from './db/database.ts';
 import { migrate, serverSecret } from './db/migrate.ts';
 import { seedDemo, type DemoCredentials } from './seed/demo.ts';
 import { webhookBacklog } from './events/backlog.ts';
@@ -42,7 +42,7 @@ async function main() {
   // The demo merchant is made by the process that creates the database, in the same transaction
   // (processes started together on an empty database raced to seed it, and all but one failed).
   let demo: DemoCredentials | null = null;
-  const applied = await migrate(handle.db, config.seedDemo ? async (trx) => void (demo = await seedDemo(trx)) : undefined);
+  const applied = await withoutQueryTimeout(handle, (db) => migrate(db, config.seedDemo ? async (trx) => void (demo = await seedDemo(trx)) : undefined));
   if (applied.length) log.info({ applied }, 'migrations applied');
   if (command === 'migrate') {
     if (demo) printDemo(baseUrl(config, config.port), demo, config.logFormat === 'json' ? process.stderr : process.stdout);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { TSchema } from 'typebox';
 import { ConfigError, loadConfig } from '../config.ts';
-import { DataDirInUse, openDatabase, type Database } from '../db/database.ts';
+import { DataDirInUse, openDatabase, withoutQueryTimeout, type Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Ctx } from '../http/context.ts';
 import { AppError } from '../http/errors.ts';
@@ -186,7 +186,7 @@ async function main(): Promise<number> {
     throw err;
   }
   try {
-    await migrate(handle.db);
+    await withoutQueryTimeout(handle, migrate);
     const result = await run(handle.db, parsed.values);
     process.stdout.write(`${parsed.values.json ? JSON.stringify(result.json, null, 2) : result.text}\n`);
     return 0;

@@ -222,6 +222,22 @@ export async function openDatabase(options: {
   }
 }
 
+/**
+ * Runs fn on the database without the statement deadline (DATABASE_QUERY_TIMEOUT_MS), through a
+ * connection of its own on PostgreSQL: a migration may build an index over a large table for
+ * longer than any request should wait. On PGlite (no deadline) the handle's own database.
+ */
+export async function withoutQueryTimeout<T>(handle: DatabaseHandle, fn: (db: Database) => Promise<T>): Promise<T> {
+  const url = handle.pool?.options.connectionString;
+  if (!url) return fn(handle.db);
+  const own = postgresDatabase(url, 1, undefined, undefined, false, 0);
+  try {
+    return await fn(own.db);
+  } finally {
+    await own.close();
+  }
+}
+
 /** Run fn in a transaction, or inside the caller's when db already is one. */
 export async function inTransaction<T>(db: Database, fn: (trx: Database) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);

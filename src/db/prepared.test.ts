@@ -2,7 +2,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, onPostgres, type TestDatabase } from '../../test/helpers.ts';
-import { postgresDatabase, type DatabaseHandle } from './database.ts';
+import { isConnectionFailure, postgresDatabase, withoutQueryTimeout, type DatabaseHandle } from './database.ts';
 import { MAX_NAMED, PREPARE_AFTER } from './prepared.ts';
 
 // PostgreSQL only: PGlite runs in-process and has no prepared statements to keep.
@@ -113,5 +113,32 @@ describe.runIf(onPostgres())('statements sent to pg', () => {
         client.release();
       }
     });
+  });
+});
+
+describe.runIf(onPostgres())('the statement deadline (DATABASE_QUERY_TIMEOUT_MS)', () => {
+  let t: TestDatabase;
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    t = await testDatabase();
+    handle = postgresDatabase(t.url!, 1, undefined, undefined, true, 1000);
+  });
+  afterAll(async () => {
+    await handle?.close();
+    await t?.close();
+  });
+
+  it('a statement past it fails as a lost connection, and the next one gets a fresh connection', async () => {
+    const before = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(handle.db)).rows[0].pid;
+    const err = await sql`select pg_sleep(1.5)`.execute(handle.db).catch((e: unknown) => e);
+    expect([(err as Error).message, isConnectionFailure(err)]).toEqual(['Query read timeout', true]);
+    const after = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(handle.db)).rows[0].pid;
+    expect(after).not.toBe(before);
+  });
+
+  it('migrations run without it: they may build an index over a large table', async () => {
+    expect(await withoutQueryTimeout(handle, async (db) => (await sql<{ ok: number }>`select 1 as ok from pg_sleep(1.5)`.execute(db)).rows)).toEqual([
+      { ok: 1 },
+    ]);
   });
 });

@@ -45,8 +45,12 @@ export class StatementNames {
 
 type Callback = (err: Error | null, result: pg.QueryResult) => void;
 
-/** Closes the client's socket at once: its statements fail as a lost connection, and pg-pool discards it. */
+/**
+ * Ends the client at once: marked ending before it is released (pg-pool then discards it instead of
+ * lending it out again), its socket destroyed rather than waiting for a goodbye that will not come.
+ */
 function dropConnection(client: pg.PoolClient): void {
+  client.end().catch(() => {});
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 
