@@ -1,5 +1,6 @@
 // The shared HTTP layer: auth, errors, validation, paging, rate limits, PGlite lock (the operator API's merchants and
 // portal users: src/modules/merchants/merchants.test.ts).
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -381,4 +382,41 @@ describe('embedded database lock', () => {
     again();
     fs.rmSync(dir, { recursive: true });
   });
+
+  it("takes over a lock naming this very pid once it is no longer touched (a container's pid 1 after kill -9), not one still kept", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mia-lock-'));
+    const lock = path.join(dir, '.lock');
+    try {
+      // A previous run with the same pid, killed long ago: taken over at once.
+      fs.writeFileSync(lock, String(process.pid));
+      const old = new Date(Date.now() - 60_000);
+      fs.utimesSync(lock, old, old);
+      let started = Date.now();
+      lockDataDir(dir)();
+      expect(Date.now() - started).toBeLessThan(1_000);
+
+      // Killed just now: taken over once its last touch is 3 s old.
+      fs.writeFileSync(lock, String(process.pid));
+      started = Date.now();
+      const release = lockDataDir(dir);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
+      expect(fs.readFileSync(lock, 'utf8')).toBe(String(process.pid));
+      release();
+
+      // Still kept by a live process that has this pid in another pid namespace: refused.
+      fs.writeFileSync(lock, String(process.pid));
+      const keeper = spawn(process.execPath, [
+        '-e',
+        `setInterval(() => { const t = new Date(); require('fs').utimesSync(${JSON.stringify(lock)}, t, t); }, 200)`,
+      ]);
+      try {
+        await new Promise((r) => setTimeout(r, 300));
+        expect(() => lockDataDir(dir)).toThrow(`is in use by process ${process.pid}`);
+      } finally {
+        keeper.kill();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
 });

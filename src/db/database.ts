@@ -122,17 +122,38 @@ export class DataDirInUse extends ConfigError {
   }
 }
 
-// Two processes on one PGlite directory corrupt it. The lock file holds the owner's pid; a lock
-// whose owner is gone (crash, SIGKILL) is taken over.
+// Two processes on one PGlite directory corrupt it. The lock file holds the owner's pid, and its
+// owner touches it every HEARTBEAT_MS; a lock whose owner is gone (crash, SIGKILL) is taken over.
+// A lock naming this very pid, not held by this process, is a previous run's that got the same pid
+// (a container's process is pid 1 at every start: after a kill -9 its lock named "itself" for good)
+// or one of a process in another pid namespace sharing the directory: it is taken over once it has
+// not been touched for STALE_MS, waited for here.
+const HEARTBEAT_MS = 1_000;
+const STALE_MS = 3_000;
+const heldLocks = new Set<string>();
+
 export function lockDataDir(dataDir: string): () => void {
   usableDataDir(dataDir);
   const lockPath = path.join(dataDir, '.lock');
+  const inUse = (owner: number) =>
+    new DataDirInUse(
+      owner,
+      `DATA_DIR ${path.resolve(dataDir)} is in use by process ${owner} (embedded PostgreSQL allows one process per directory): ` +
+        'stop that process, choose another DATA_DIR, or set DATABASE_URL to share a PostgreSQL server between processes.',
+    );
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = fs.openSync(lockPath, 'wx');
       fs.writeSync(fd, String(process.pid));
       fs.closeSync(fd);
+      heldLocks.add(path.resolve(lockPath));
+      const heartbeat = setInterval(() => {
+        const now = new Date();
+        fs.utimes(lockPath, now, now, () => {});
+      }, HEARTBEAT_MS).unref();
       return () => {
+        clearInterval(heartbeat);
+        heldLocks.delete(path.resolve(lockPath));
         try {
           if (fs.readFileSync(lockPath, 'utf8') === String(process.pid)) fs.unlinkSync(lockPath);
         } catch {}
@@ -140,17 +161,27 @@ export function lockDataDir(dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(fs.readFileSync(lockPath, 'utf8'));
-      if (Number.isInteger(owner) && owner > 0 && processAlive(owner)) {
-        throw new DataDirInUse(
-          owner,
-          `DATA_DIR ${path.resolve(dataDir)} is in use by process ${owner} (embedded PostgreSQL allows one process per directory): ` +
-            'stop that process, choose another DATA_DIR, or set DATABASE_URL to share a PostgreSQL server between processes.',
-        );
+      if (owner === process.pid) {
+        if (heldLocks.has(path.resolve(lockPath)) || touchedWithin(lockPath, STALE_MS)) throw inUse(owner);
+      } else if (Number.isInteger(owner) && owner > 0 && processAlive(owner)) {
+        throw inUse(owner);
       }
       fs.rmSync(lockPath, { force: true });
     }
   }
   throw new Error(`could not take the lock on ${lockPath}`);
+}
+
+/** Whether the file is touched within `ms` from now: waits (start-up only) until its last touch is `ms` old. */
+function touchedWithin(file: string, ms: number): boolean {
+  const first = fs.statSync(file).mtimeMs;
+  const wait = first + ms - Date.now();
+  if (wait > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait + 100);
+  try {
+    return fs.statSync(file).mtimeMs !== first;
+  } catch {
+    return false;
+  }
 }
 
 /** DATA_DIR exists (or can be made) as a directory this process can read and write. */
