@@ -322,6 +322,33 @@ describe('validation work is bounded', () => {
     expect(body.detail).toMatch(/^More than 100 fields are invalid; the first 100 are listed\. \/adjustments\/0\/sku: /);
   });
 
+  it(`counts fields, not the validator's raw errors: every invalid field up to 100 is listed, and "more than 100" only past it`, async () => {
+    // A nullable field's error came once per branch and an unknown field as two, from a budget of
+    // 100: 34 fields were "more than 100", 40 lost six of theirs, exactly 100 were "more than 100".
+    const tooLong = '😀'.repeat(256);
+    const variants = Array.from({ length: 40 }, (_, i) => ({ sku: `${tooLong}${i}`, price: 1 }));
+    const products = json(await t.api(key, 'POST', '/products', { title: 'Long SKUs', variants }), 422, 'createProduct');
+    expect(products.errors?.map((e: { path: string }) => e.path)).toEqual(variants.map((_, i) => `/variants/${i}/sku`));
+    expect(products.detail).toMatch(/^\/variants\/0\/sku: /);
+    const unknown = Array.from({ length: 40 }, () => ({ variant_id: variantId, fulfillment_location_id: m.locations[0], adjustment: 1, a: 1, b: 2 }));
+    const extra = json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: unknown }), 422, 'adjustInventory');
+    expect(extra.errors).toHaveLength(80);
+    expect(extra.detail).toMatch(/^\/adjustments\/0\/a: /);
+    const hundred = Array.from({ length: 100 }, () => ({ variant_id: variantId, fulfillment_location_id: m.locations[0], adjustment: 2_000_000 }));
+    const exactly = json(await t.api(key, 'POST', '/inventory/adjustments', { adjustments: hundred }), 422, 'adjustInventory');
+    expect([exactly.errors?.length, exactly.detail.startsWith('More than')]).toEqual([100, false]);
+  });
+
+  it("a service's own checks list at most 100 fields too, and say so", async () => {
+    // 1,000 unknown product ids were 1,000 entries and a 64,000-character detail.
+    const product_ids = Array.from({ length: 150 }, (_, i) => `0190a0a0-0000-7000-8000-${String(i).padStart(12, '0')}`);
+    const res = json(await t.api(key, 'POST', '/collections', { title: 'Unknown products', product_ids }), 422, 'createCollection');
+    expect(res.errors).toEqual(
+      product_ids.slice(0, 100).map((_, i) => ({ path: `/product_ids/${i}`, message: 'is not a product of this merchant', code: 'unknown_id' })),
+    );
+    expect(res.detail).toMatch(/^More than 100 fields are invalid; the first 100 are listed\. \/product_ids\/0: is not a product of this merchant; /);
+  });
+
   it('the worst bodies within 1 MiB validate in under 100 ms of CPU', () => {
     const schemaOf = (method: string, url: string) => t.app.routeList.find((r) => r.method === method && r.url === url)!.schema!.body as object;
     const validate = (method: string, url: string) => validatorCompiler({ schema: schemaOf(method, url), httpPart: 'body' });

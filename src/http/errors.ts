@@ -137,9 +137,22 @@ export function invalid(path: string, message: string, code: FieldErrorCode = 'i
   return new AppError('validation_failed', `${path || 'body'}: ${message}`, [{ path, message, code }]);
 }
 
+/** The most field errors one answer lists, whoever found them (the validator or a service). */
+export const MAX_FIELD_ERRORS = 100;
+
 export function invalidFields(errors: FieldError[]): AppError {
-  const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-  return new AppError('validation_failed', detail, errors);
+  return fieldsProblem('validation_failed', errors);
+}
+
+/**
+ * A problem naming fields, its detail their pointers and messages. Capped as the validator's
+ * answers are: a service's checks once listed 1,000 unknown ids, with a 64,000-character detail.
+ */
+export function fieldsProblem(code: 'validation_failed' | 'insufficient_inventory', errors: FieldError[]): AppError {
+  const listed = errors.slice(0, MAX_FIELD_ERRORS);
+  const detail = listed.map((e) => `${e.path}: ${e.message}`).join('; ');
+  if (errors.length === listed.length) return new AppError(code, detail, errors);
+  return new AppError(code, `More than ${MAX_FIELD_ERRORS} fields are invalid; the first ${MAX_FIELD_ERRORS} are listed. ${detail}`, listed);
 }
 
 export interface Problem {

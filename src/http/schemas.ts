@@ -54,7 +54,9 @@ const problemFields = (codes: ErrorCode[]) => ({
   detail: Type.String(),
   code: Enum(codes, { description: 'Stable error code; see /errors.' }),
   request_id: RequestId,
-  errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'One entry per offending field (validation_failed, insufficient_inventory).' })),
+  errors: Type.Optional(
+    Type.Array(FieldErrorSchema, { maxItems: 100, description: 'One entry per offending field (validation_failed, insufficient_inventory); at most 100.' }),
+  ),
 });
 
 /** RFC 9457 problem details, any code (the document's `Problem` component). */

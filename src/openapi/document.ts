@@ -257,7 +257,13 @@ export function publishedDocuments(generated: Json, prefixes: { integration: str
         required: ['errors'],
         properties: {
           code: { type: 'string', enum: ['validation_failed'] },
-          errors: { type: 'array', items: ref('schemas', 'FieldError'), minItems: 1, description: 'One entry per offending field.' },
+          errors: {
+            type: 'array',
+            items: ref('schemas', 'FieldError'),
+            minItems: 1,
+            maxItems: 100,
+            description: 'One entry per offending field; at most 100, and then `detail` begins "More than 100 fields are invalid".',
+          },
         },
       },
     ],

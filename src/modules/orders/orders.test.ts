@@ -166,6 +166,13 @@ describe('order intake (operator API)', () => {
     // At another location there is no stock at all.
     const elsewhere = await refusedIntake(m.locations[1], [{ variant_id: mug.variants[0].id, quantity: 1 }]);
     expect(elsewhere.errors).toEqual([{ path: '/line_items/0/quantity', message: 'only 0 available at this location', code: 'insufficient_inventory' }]);
+    // 150 short lines: the first 100 are listed, and the detail says there are more (as for every field problem).
+    const many = await refusedIntake(
+      m.locations[1],
+      Array.from({ length: 150 }, () => ({ variant_id: mug.variants[0].id, quantity: 1 })),
+    );
+    expect([many.code, many.errors?.length, many.errors?.[99].path]).toEqual(['insufficient_inventory', 100, '/line_items/99/quantity']);
+    expect(many.detail).toMatch(/^More than 100 fields are invalid; the first 100 are listed\. \/line_items\/0\/quantity: only 0 available at this location; /);
     // Exactly what is available is fine; a continue variant may go below zero.
     const ok = await placeOrder(m, m.locations[0], [{ variant_id: mug.variants[0].id, quantity: 3 }]);
     expect(await inventoryOf(mug.variants[0].id, m.locations[0])).toMatchObject({ on_hand: 3, committed: 3, available: 0 });

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/database.ts';
 import { canSeeLocation } from '../../db/scope.ts';
 import { emitEvents } from '../../events/outbox.ts';
 import type { Ctx } from '../../http/context.ts';
-import { AppError, found, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
+import { AppError, fieldsProblem, found, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import type { JsonText } from '../../http/serialize.ts';
 import { inventoryUpdated, knownLocations, levelKey, moveStock, type StockMove } from '../inventory/queries.ts';
@@ -120,7 +120,7 @@ export async function createOrder(ctx: Ctx, input: OrderIntake): Promise<Order> 
     }
     if (short.length) {
       short.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true }));
-      throw new AppError('insufficient_inventory', short.map((e) => `${e.path}: ${e.message}`).join('; '), short);
+      throw fieldsProblem('insufficient_inventory', short);
     }
 
     const [created] = await loadOrders(trx, ctx, [orderId]);
