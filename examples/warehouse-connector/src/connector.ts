@@ -76,7 +76,10 @@ export interface Connector {
   stop(): Promise<void>;
 }
 
-const MAX_BODY = 1024 * 1024;
+// The service refuses request bodies over 1 MiB but sends larger webhooks: an order of 250 lines or
+// a product of 100 variants at their maxima is 1–1.4 MB (docs/webhooks.md). 16 MiB leaves room; a
+// refusal is logged (it was a silent 413, retried by the service for three days).
+const MAX_BODY = 16 * 1024 * 1024;
 
 export async function startConnector(options: ConnectorOptions): Promise<Connector> {
   const log =
@@ -374,7 +377,11 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
     });
     req.on('end', () => {
       const handling = (async () => {
-        if (size > MAX_BODY) return void res.writeHead(413).end();
+        if (size > MAX_BODY) {
+          stats.events_rejected++;
+          log('webhook rejected', { reason: 'body_too_large', bytes: size });
+          return void res.writeHead(413).end();
+        }
         let event: WebhookEvent;
         try {
           event = await verifyWebhook({ rawBody: Buffer.concat(chunks), headers: req.headers, secret: options.signingSecrets });

@@ -6,7 +6,7 @@
 // tap that checks it against the document's `webhooks` entry before the connector gets it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client, type Fulfillment, type InventoryRow, type Order } from 'merchant-integration-sdk';
 import { startLiveServer, stockedProduct, waitFor, type LiveServer } from '../../../test/live-server.ts';
@@ -288,5 +288,42 @@ describe('warehouse connector', () => {
     // Every delivery the connector was sent went through the tap and matched the document.
     expect(tap?.seen).toBeGreaterThan(0);
     await tap?.assertKeptContract();
+  });
+
+  it('accepts webhook bodies over 1 MiB (an order of 250 lines is ~1.4 MB); refuses one over 16 MiB, and says so', async () => {
+    const logged: string[] = [];
+    const connector = await connect(port, { log: (message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`) });
+    const post = async (padding: number) => {
+      const id = randomUUID();
+      const body = JSON.stringify({
+        id,
+        type: 'product.updated',
+        created_at: new Date().toISOString(),
+        merchant_id: merchantId,
+        location_id: null,
+        position: '0'.repeat(32),
+        data: { object: { id: randomUUID(), description: 'x'.repeat(padding) } },
+      });
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = createHmac('sha256', endpoint.signing_secret).update(`${timestamp}.${body}`).digest('hex');
+      const res = await fetch(connector.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-webhook-id': id,
+          'x-service-webhook-timestamp': timestamp,
+          'x-service-webhook-event': 'product.updated',
+          'x-service-webhook-position': '0'.repeat(32),
+          'x-service-webhook-signature': `v1=${signature}`,
+        },
+        body,
+      });
+      return res.status;
+    };
+    // It answered 413 to every body over 1 MiB: the service retried such an event for three days.
+    expect(await post(1_400_000)).toBe(204);
+    expect(await post(17 * 1024 * 1024)).toBe(413);
+    expect(logged.filter((line) => line.startsWith('webhook rejected'))).toEqual([expect.stringContaining('"reason":"body_too_large"')]);
+    await stop(connector);
   });
 });
