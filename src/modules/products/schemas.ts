@@ -9,7 +9,13 @@ export const ProductCreate = Type.Object(
   {
     title: Title,
     description: Type.Optional(Nullable(Description)),
-    handle: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Preferred handle; made URL-safe and unique (-2, -3…)' })),
+    handle: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'Preferred handle; made URL-safe (lower-case letters, digits and hyphens, cut to 200 characters) and unique (-2, -3…)',
+      }),
+    ),
     vendor_id: Type.Optional(Nullable(Uuid('A vendor of this merchant'))),
     primary_image_asset_id: Type.Optional(Nullable(Uuid('A media asset of this merchant'))),
     gallery_asset_ids: Type.Optional(IdList('Media asset', 50)),
