@@ -72,6 +72,8 @@ const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false }
 
 export async function buildApp(opts: AppOptions) {
   const headers = securityHeaders(opts.config.publicBaseUrl);
+  // The app's logger for Node's parser errors, which the constructor's options are given before it exists.
+  const early: { log?: FastifyBaseLogger } = {};
   const app = Fastify({
     ...(opts.logger
       ? { loggerInstance: opts.logger as unknown as FastifyBaseLogger }
@@ -88,7 +90,7 @@ export async function buildApp(opts: AppOptions) {
     // Path ids of any length reach their route and fail its UUID rule (404), rather than the router's 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
     frameworkErrors: frameworkErrors.bind(null, headers),
-    clientErrorHandler: clientErrorHandler.bind(null, headers),
+    clientErrorHandler: clientErrorHandler.bind(null, headers, early),
     // A request whose headers or body stop arriving is answered 408 (clientErrorHandler) and its
     // connection closed: Fastify's default, 0, kept a connection that sent part of its body open
     // for ever (slowloris). Node looks for such requests every connectionsCheckingInterval.
@@ -104,6 +106,7 @@ export async function buildApp(opts: AppOptions) {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  early.log = app.log;
   app.decorate('db', opts.db);
   app.decorate('config', opts.config);
   app.decorate('secret', opts.secret);

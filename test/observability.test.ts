@@ -1,5 +1,6 @@
 // Operating it: a full flow (operator onboarding, keys, a webhook endpoint, portal sign-in, API
 // calls, deliveries) with the logs captured at debug level and /metrics scraped along the way.
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -231,5 +232,34 @@ describe('a full flow, logged and measured', () => {
     const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } });
     expect(res.statusCode).toBe(401);
     expect(problem(res, 401).detail).toBe('Send "Authorization: Bearer <METRICS_TOKEN>".');
+  });
+});
+
+describe('answers given before any route ran', () => {
+  it('are logged and counted like any other: a path that is not percent-encoded UTF-8, and a request line Node cannot parse', async () => {
+    const before = await scrape();
+    const unencoded = await t.app.inject({ method: 'GET', url: '/%zz1' });
+    expect(unencoded.statusCode).toBe(400);
+    const routerId = String(unencoded.headers['x-request-id']);
+
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as net.AddressInfo;
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write('FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString()));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    const parserId = /\r\nX-Request-Id: ([0-9a-f-]{36})\r\n/.exec(raw)![1];
+
+    // Neither had a log line or a metric: their request ids were nowhere to be found.
+    const byId = (id: string) => entries().find((e) => e.request_id === id);
+    expect(byId(routerId)).toMatchObject({ level: 30, method: 'GET', route: null, path: '/%zz1', status: 400, msg: expect.stringMatching(/^GET \/%zz1 400 /) });
+    expect(byId(parserId)).toMatchObject({ level: 30, method: 'unknown', route: null, path: null, status: 400 });
+    const after = await scrape();
+    const count = (s: Record<string, number>, method: string) => s[`mia_http_requests_total{method="${method}",route="unmatched",status="400"}`] ?? 0;
+    expect([count(after, 'GET') - count(before, 'GET'), count(after, 'unknown') - count(before, 'unknown')]).toEqual([1, 1]);
   });
 });

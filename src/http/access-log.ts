@@ -3,7 +3,7 @@
 // request id to find it again (request_id, bound to every line logged during the request). Health
 // checks and metric scrapes are logged at debug so they do not drown the rest. The same hook
 // records the request metrics. (The merchant-facing request log in the database is request-log.ts.)
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { httpRequestDuration } from '../metrics.ts';
 import { logs } from './lazy-logger.ts';
 
@@ -46,4 +46,30 @@ export function registerAccessLog(app: FastifyInstance) {
     }
     done();
   });
+}
+
+/**
+ * The access line and request metric of an answer given before any route ran, where no onResponse
+ * hook fires: the router's (a path that is not percent-encoded UTF-8) and Node's HTTP parser's (an
+ * unknown method, headers over 16 KB): their X-Request-Id is found in the log like any other.
+ * `method` is null when the parser could not read it (the metric's label is then "unknown").
+ */
+export function logUnrouted(
+  log: FastifyBaseLogger,
+  answer: { requestId: string; method: string | null; path: string | null; status: number; durationMs: number },
+) {
+  const method = answer.method ?? 'unknown';
+  httpRequestDuration.observe({ method, route: 'unmatched', status: String(answer.status) }, answer.durationMs / 1000);
+  if (!logs(log, 'info')) return;
+  const line = {
+    request_id: answer.requestId,
+    method,
+    route: null,
+    path: answer.path,
+    status: answer.status,
+    duration_ms: Math.round(answer.durationMs * 10) / 10,
+    merchant_id: null,
+    key_id: null,
+  };
+  log.info(line, `${method} ${answer.path ?? '(unparsed)'} ${answer.status} ${line.duration_ms} ms`);
 }

@@ -2,10 +2,11 @@
 // percent-encoding, a path parameter over the router's length) and Node's HTTP parser's (headers
 // over 16 KB, invalid header characters, a malformed request line). They get the same RFC 9457
 // problem, X-Request-Id and security headers (security-headers.ts) as every other answer.
-import { randomUUID } from 'node:crypto';
+import { randomUUIDv7 } from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { logUnrouted } from './access-log.ts';
 import { AppError, problem } from './errors.ts';
 
 /** Fastify `frameworkErrors`: a request object exists (with its generated id), no route does. */
@@ -16,10 +17,19 @@ export function frameworkErrors(headers: Readonly<Record<string, string>>, err: 
       : new AppError('malformed_request', err.code === 'FST_ERR_BAD_URL' ? 'The path is not valid percent-encoded UTF-8.' : 'The request could not be routed.');
   // Not returned: Fastify wants nothing back from this hook, and a reply is a thenable.
   reply.code(appError.status).header('X-Request-Id', req.id).headers(headers).type('application/problem+json').send(problem(appError, req.id));
+  logUnrouted(req.server.log, { requestId: req.id, method: req.method, path: req.url.split('?')[0], status: appError.status, durationMs: reply.elapsedTime });
 }
 
-/** Fastify `clientErrorHandler`: Node's parser refused the request; only the raw socket is left. */
-export function clientErrorHandler(headers: Readonly<Record<string, string>>, err: Error & { code?: string }, socket: Socket) {
+/**
+ * Fastify `clientErrorHandler`: Node's parser refused the request; only the raw socket is left.
+ * `logger.log` is the app's (set once the app exists: this handler is given before).
+ */
+export function clientErrorHandler(
+  headers: Readonly<Record<string, string>>,
+  logger: { log?: FastifyBaseLogger },
+  err: Error & { code?: string },
+  socket: Socket,
+) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const appError =
     err.code === 'HPE_HEADER_OVERFLOW'
@@ -30,7 +40,7 @@ export function clientErrorHandler(headers: Readonly<Record<string, string>>, er
   // A response already under way on this connection cannot be followed by another one.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
-    const id = randomUUID();
+    const id = randomUUIDv7();
     const body = JSON.stringify(problem(appError, id));
     socket.write(
       `HTTP/1.1 ${appError.status} ${http.STATUS_CODES[appError.status]}\r\n` +
@@ -43,6 +53,7 @@ export function clientErrorHandler(headers: Readonly<Record<string, string>>, er
         'Connection: close\r\n\r\n' +
         body,
     );
+    if (logger.log) logUnrouted(logger.log, { requestId: id, method: null, path: null, status: appError.status, durationMs: 0 });
   }
   socket.destroy(err);
 }
