@@ -17,7 +17,7 @@ import { startWorker, type Worker } from './events/worker.ts';
 import { startRetention, type RetentionJob } from './maintenance/retention.ts';
 import { createLogger } from './logger.ts';
 import { renderMetrics } from './metrics.ts';
-import { checkPortFree, checkPostgres, listenError } from './startup.ts';
+import { checkPortFree, checkPostgres, checkRedis, listenError } from './startup.ts';
 
 let log: Logger | null = null;
 
@@ -34,6 +34,7 @@ async function main() {
     if (config.metricsPort !== null) await checkPortFree('METRICS_PORT', config.metricsPort, config.host);
   }
   if (config.databaseUrl) await checkPostgres(config.databaseUrl);
+  if (config.redisUrl && command !== 'migrate') await checkRedis(config.redisUrl);
   // A dropped connection is logged; the request using it answers 503 and the pool reconnects.
   const handle = await openDatabase({
     ...config,

@@ -1,6 +1,7 @@
 // Start-up checks and their one-sentence explanations: what a newcomer reads when DATABASE_URL,
 // PORT or DATA_DIR cannot work, instead of a stack trace.
 import net from 'node:net';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { ConfigError } from './config.ts';
 
@@ -46,6 +47,38 @@ export async function checkPostgres(databaseUrl: string, timeoutMs = 10_000): Pr
     throw new ConfigError(`Could not connect to PostgreSQL at ${target} named by DATABASE_URL (${e.message}): fix DATABASE_URL or the server.`);
   } finally {
     await client.end().catch(() => {});
+  }
+}
+
+/**
+ * REDIS_URL answers a PING within the deadline. Once running, a Redis that stops answering is
+ * tolerated (counts fail open, README); at start, one that cannot be reached is most often a
+ * mistyped URL, and a process that started anyway ran without any API rate limit, saying so once.
+ */
+export async function checkRedis(redisUrl: string, timeoutMs = 5_000): Promise<void> {
+  const u = new URL(redisUrl);
+  const target = `${u.hostname}:${u.port || 6379}`;
+  const client = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
+  // With no retries, connect() rejects with "Connection is closed."; the cause came as an 'error' event.
+  let cause: SystemError | null = null;
+  client.on('error', (err: SystemError) => (cause ??= err));
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (err) {
+    const e = cause ?? (err as SystemError);
+    const fix = 'start Redis, fix REDIS_URL, or unset it to keep rate-limit counts in this process';
+    if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') throw new ConfigError(`REDIS_URL names the host "${u.hostname}", which cannot be found: ${fix}.`);
+    if (e.code === 'ECONNREFUSED') throw new ConfigError(`REDIS_URL points at ${target}, but nothing accepts connections there: ${fix}.`);
+    throw new ConfigError(`Redis at ${target} named by REDIS_URL did not answer (${e.message}): ${fix}.`);
+  } finally {
+    client.disconnect();
   }
 }
 

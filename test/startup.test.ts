@@ -67,6 +67,19 @@ describe.skipIf(onPostgres()).concurrent('start-up failures: one sentence naming
     );
   }, 120_000);
 
+  it('REDIS_URL that does not answer: nothing listening, or a host that cannot be found (it started with no rate limit at all)', async () => {
+    const port = await freePort();
+    const dataDir = path.join(tmp, 'redis');
+    expectOneSentence(
+      await run({ REDIS_URL: `redis://127.0.0.1:${port}`, DATA_DIR: dataDir }),
+      `REDIS_URL points at 127.0.0.1:${port}, but nothing accepts connections there: start Redis, fix REDIS_URL, or unset it to keep rate-limit counts in this process.`,
+    );
+    expectOneSentence(
+      await run({ REDIS_URL: 'redis://nonexistent.invalid:6379', DATA_DIR: dataDir }),
+      'REDIS_URL names the host "nonexistent.invalid", which cannot be found: start Redis, fix REDIS_URL, or unset it to keep rate-limit counts in this process.',
+    );
+  }, 120_000);
+
   it('DATABASE_URL pointing where no server listens (the password is not echoed)', async () => {
     const port = await freePort();
     expectOneSentence(
