@@ -148,6 +148,15 @@ describe('order intake (operator API)', () => {
     expect((await refusedIntake(m.locations[0], [])).errors?.[0].path).toBe('/line_items');
   });
 
+  it("a line price sent has its variant's bound: the price a line takes by default (it was a hundred times lower)", async () => {
+    const dear = await makeProduct(t, m, 'Dear', [{ sku: 'ORD-DEAR', price: 9_999_999_999.99, inventory_policy: 'continue' }]);
+    const byDefault = await placeOrder(m, m.locations[0], [{ variant_id: dear.variants[0].id, quantity: 1 }]);
+    const sent = await placeOrder(m, m.locations[0], [{ variant_id: dear.variants[0].id, quantity: 1, price: 9_999_999_999.99 }]);
+    expect([byDefault.line_items[0].price, sent.line_items[0].price]).toEqual([9_999_999_999.99, 9_999_999_999.99]);
+    const over = await refusedIntake(m.locations[0], [{ variant_id: dear.variants[0].id, quantity: 1, price: 10_000_000_000 }]);
+    expect(over.errors?.map((e: { path: string; code: string }) => `${e.path}:${e.code}`)).toEqual(['/line_items/0/price:out_of_range']);
+  });
+
   it('refuses a deny-policy variant with too little available, naming the line, and changes nothing', async () => {
     const before = await inventoryOf(mug.variants[0].id, m.locations[0]);
     const ordersBefore = json(await t.api(key, 'GET', '/orders?limit=250'), 200, 'listOrders').data.length;

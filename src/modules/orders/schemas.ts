@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import { PageQueryFields } from '../../http/paging.ts';
 import { Enum, Uuid } from '../../http/schemas.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, ORDER_STATUSES } from './records/schemas.ts';
-import { Money } from '../../http/money.ts';
+import { MAX_MONEY, Money } from '../../http/money.ts';
 
 const strict = { additionalProperties: false } as const;
 
@@ -21,8 +21,12 @@ export type OrderFilters = Static<typeof OrderListQuery>;
 const Field = Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()]));
 const fields = <K extends string>(names: readonly K[]) => Type.Object(Object.fromEntries(names.map((n) => [n, Field])) as Record<K, typeof Field>, strict);
 
-/** The largest line price intake accepts (the order total is bounded separately, by its column). */
-export const MAX_LINE_PRICE = 99_999_999.99;
+/**
+ * The largest line price intake accepts: a variant's own bound, since a line without a price takes
+ * its variant's (it was 99,999,999.99, below the price a line could take by default). The order
+ * total is bounded separately, by its column.
+ */
+export const MAX_LINE_PRICE = MAX_MONEY;
 
 export const OrderIntakeBody = Type.Object(
   {

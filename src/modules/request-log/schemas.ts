@@ -22,7 +22,8 @@ export const LoggedRequest = Type.Object({
         {},
         {
           additionalProperties: true,
-          description: 'The problem body the request was answered with (errors only); one over 16 KiB as `{"truncated": true, "excerpt": "…"}`.',
+          description:
+            'The problem body the request was answered with (errors only); one over 16,384 characters (UTF-16 code units) as `{"truncated": true, "excerpt": "<its first 16,384>"}`.',
         },
       ),
     ),
