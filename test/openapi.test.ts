@@ -112,6 +112,19 @@ describe('schemas for generators', () => {
   });
 });
 
+describe('webhooks', () => {
+  it('are named after their event schema, so generators do not say "Webhook" twice', async () => {
+    const docs = (await openApiDocuments()) as { integration: { webhooks: Record<string, { post: { operationId: string } }> } };
+    const ids = Object.fromEntries(Object.entries(docs.integration.webhooks).map(([type, item]) => [type, item.post.operationId]));
+    expect([ids['ping'], ids['order.created'], ids['inventory.updated'], ids['social_video.updated']]).toEqual([
+      'pingEvent',
+      'orderCreatedEvent',
+      'inventoryUpdatedEvent',
+      'socialVideoUpdatedEvent',
+    ]);
+  });
+});
+
 describe('problems', () => {
   it('are named per set of codes and referenced, never written inline per operation (both documents)', async () => {
     const docs = await openApiDocuments();
@@ -172,6 +185,19 @@ describe('creates', () => {
       'POST /api/platform/v1/merchants/{merchant_id}/webhook-endpoints',
     ]);
     for (const [route, op] of operations) if (op.responses['201']) expect(op.responses['201'].headers?.Location, route).toBeDefined();
+  });
+});
+
+describe('webhooks', () => {
+  it('are named after their event schema, so generators do not say "Webhook" twice', async () => {
+    const docs = (await openApiDocuments()) as { integration: { webhooks: Record<string, { post: { operationId: string } }> } };
+    const ids = Object.fromEntries(Object.entries(docs.integration.webhooks).map(([type, item]) => [type, item.post.operationId]));
+    expect([ids['ping'], ids['order.created'], ids['inventory.updated'], ids['social_video.updated']]).toEqual([
+      'pingEvent',
+      'orderCreatedEvent',
+      'inventoryUpdatedEvent',
+      'socialVideoUpdatedEvent',
+    ]);
   });
 });
 

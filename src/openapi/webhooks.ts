@@ -30,7 +30,9 @@ export function webhooksSection() {
       type,
       {
         post: {
-          operationId: `${componentName(type)[0].toLowerCase()}${componentName(type).slice(1)}Webhook`,
+          // The event's schema name, lower-cased first ("orderCreatedEvent"): generators add their
+          // own "Webhook" to it ("…EventWebhookWebhookPayload" when the id ended in Webhook too).
+          operationId: `${componentName(type)[0].toLowerCase()}${componentName(type).slice(1)}`,
           summary: type,
           description: `${EVENT_CATALOG[type].summary}${EVENT_CATALOG[type].located ? ' Reaches an endpoint only when `location_id` is in its location filter.' : ''}`,
           tags: ['Webhooks'],
