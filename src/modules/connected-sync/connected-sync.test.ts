@@ -119,6 +119,100 @@ describe('connected records', () => {
     }
   });
 
+  it('an asset whose url changes changes what shows it: those records move on and emit *.updated, native ones too; an unchanged asset changes nothing', async () => {
+    // A native product and collection showing the connected image.
+    const image = sync.media_assets.ids['img-1'];
+    const nativeProduct = json(await t.api(key, 'POST', '/products', { title: 'Native with image', primary_image_asset_id: image }), 201, 'createProduct').data;
+    const nativeCollection = json(
+      await t.api(key, 'POST', '/collections', { title: 'Native collection', primary_image_asset_id: image }),
+      201,
+      'createCollection',
+    ).data;
+    const connectedProduct = sync.products.ids['p-1'];
+    await connectedSync(m, {
+      source_name: 'shopify',
+      products: [{ external_id: 'p-1', title: 'Synced Tee 2', media_external_ids: ['img-1'], variants: [{ external_id: 'v-2', sku: 'TEE-2', price: 14 }] }],
+    });
+    const stamp = async (path: string) => json(await t.api(key, 'GET', path), 200, 'getProduct').data as { updated_at: string; media?: { url: string }[] };
+    const before = await Promise.all([`/products/${nativeProduct.id}`, `/products/${connectedProduct}`].map(stamp));
+    const eventsBefore = await t.database.db.selectFrom('events').select('id').where('merchant_id', '=', m.id).execute();
+
+    // The same url again: nothing changed, nothing moves and nothing is emitted.
+    await connectedSync(m, { source_name: 'shopify', media_assets: [{ external_id: 'img-1', url: 'https://cdn.example.com/1.jpg', kind: 'image' }] });
+    expect((await t.database.db.selectFrom('events').select('id').where('merchant_id', '=', m.id).execute()).length).toBe(eventsBefore.length);
+
+    // A new url: it showed in the answers, with no event and the same updated_at.
+    await connectedSync(m, { source_name: 'shopify', media_assets: [{ external_id: 'img-1', url: 'https://cdn.example.com/1-v2.jpg', kind: 'image' }] });
+    const after = await Promise.all([`/products/${nativeProduct.id}`, `/products/${connectedProduct}`].map(stamp));
+    for (const [i, record] of after.entries()) {
+      expect(record.media?.[0].url).toBe('https://cdn.example.com/1-v2.jpg');
+      expect(record.updated_at > before[i].updated_at).toBe(true);
+    }
+    const emitted = await t.database.db
+      .selectFrom('events')
+      .select(['type', 'payload'])
+      .where('merchant_id', '=', m.id)
+      .where(
+        'id',
+        'not in',
+        eventsBefore.map((e) => e.id),
+      )
+      .execute();
+    const objectIds = emitted.map((e) => [e.type, (e.payload as { object: { id: string } }).object.id]);
+    expect(objectIds.sort()).toEqual(
+      [
+        ['collection.updated', nativeCollection.id],
+        ['product.updated', connectedProduct],
+        ['product.updated', nativeProduct.id],
+      ].sort(),
+    );
+    const updated = json(await t.api(key, 'GET', `/products?updated_after=${encodeURIComponent(before[0].updated_at)}`), 200, 'listProducts').data;
+    expect(updated.map((p) => p.id)).toEqual(expect.arrayContaining([nativeProduct.id, connectedProduct]));
+  });
+
+  it("an external_id sent twice in one list (or among one product's variants) is 422 naming the repeat: the same sync sent again gave another result", async () => {
+    const res = json(
+      await m.op('POST', '/connected-sync', {
+        source_name: 'shopify',
+        media_assets: [
+          { external_id: 'dup-a', url: 'https://cdn.example.com/a.jpg', kind: 'image' },
+          { external_id: 'dup-a', url: 'https://cdn.example.com/b.jpg', kind: 'image' },
+        ],
+        products: [
+          {
+            external_id: 'dup-p',
+            title: 'Twice',
+            variants: [
+              { external_id: 'x', sku: 'DX-A', price: 1 },
+              { external_id: 'x', sku: 'DX-B', price: 2 },
+            ],
+          },
+          { external_id: 'dup-p', title: 'Twice again' },
+        ],
+      }),
+      422,
+      'syncConnectedSource',
+    );
+    expect(res.errors).toEqual([
+      { path: '/media_assets/1/external_id', message: 'repeats the external_id of /media_assets/0', code: 'duplicate' },
+      { path: '/products/1/external_id', message: 'repeats the external_id of /products/0', code: 'duplicate' },
+      { path: '/products/0/variants/1/external_id', message: 'repeats the external_id of /products/0/variants/0', code: 'duplicate' },
+    ]);
+    expect(json(await t.api(key, 'GET', '/products?limit=250'), 200, 'listProducts').data.some((p) => p.external_id === 'dup-p')).toBe(false);
+  });
+
+  it("a social video's video must be a video asset, as natively (an image was taken)", async () => {
+    const res = json(
+      await m.op('POST', '/connected-sync', {
+        source_name: 'shopify',
+        social_videos: [{ external_id: 's-img', title: 'Not a video', video_external_id: 'img-1' }],
+      }),
+      422,
+      'syncConnectedSource',
+    );
+    expect(res.errors).toEqual([{ path: '/social_videos/0/video_external_id', message: 'media asset "img-1" is not a video', code: 'unknown_id' }]);
+  });
+
   it('a sync naming unknown external ids fails whole with pointers', async () => {
     const res = json(
       await m.op('POST', '/connected-sync', { source_name: 'shopify', collections: [{ external_id: 'c-9', title: 'X', product_external_ids: ['nope'] }] }),
@@ -128,6 +222,7 @@ describe('connected records', () => {
     expect(res.errors).toEqual([
       { path: '/collections/0/product_external_ids/0', message: 'no product with external_id "nope" from shopify', code: 'unknown_id' },
     ]);
-    expect(json(await t.api(key, 'GET', '/collections'), 200, 'listCollections').data).toHaveLength(1);
+    // Nothing written: the one connected collection is still the first sync's (a native one was added since).
+    expect(json(await t.api(key, 'GET', '/collections'), 200, 'listCollections').data.filter((c) => c.source === 'connected')).toHaveLength(1);
   });
 });

@@ -7,15 +7,16 @@ import type { Scope } from '../../db/scope.ts';
 import type { Ctx } from '../../http/context.ts';
 import { invalidFields, type FieldError } from '../../http/errors.ts';
 import { checkRefs, refList, refOne } from '../catalog/common.ts';
+import { updateRow } from '../../db/rows.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
 import { replaceLinks } from '../catalog/links.ts';
-import { lockName, selectConnectedIds, type ConnectedTable } from '../catalog/queries.ts';
+import { lockName, selectConnectedIds, selectOwnIds, type ConnectedTable } from '../catalog/queries.ts';
 import { emitCollection, replaceCollectionLinks } from '../collections/service.ts';
 import { insertCollection, updateCollectionRow } from '../collections/queries.ts';
 import { emitProduct } from '../products/service.ts';
 import { insertProduct, updateProductRow } from '../products/queries.ts';
 import { replaceVariants } from '../products/variants.ts';
-import { insertMediaAsset, updateMediaAsset } from '../reference/queries.ts';
+import { insertMediaAsset, selectShowingAssets, updateMediaAssetIfChanged } from '../reference/queries.ts';
 import { emitVideo, replaceVideoLinks } from '../social-videos/service.ts';
 import { insertVideo, updateVideoRow } from '../social-videos/queries.ts';
 import type { SyncInput } from './schemas.ts';
@@ -48,6 +49,11 @@ class ExternalRefs {
 
   async load(table: ConnectedTable, externalIds: (string | null | undefined)[]): Promise<void> {
     this.known.set(table, await selectConnectedIds(this.trx, this.scope, table, this.source, present(externalIds.map((x) => x ?? null))));
+  }
+
+  /** The id an external id names, if loaded and known (no problem recorded). */
+  peek(table: ConnectedTable, externalId: string | null | undefined): string | undefined {
+    return externalId ? this.known.get(table)?.get(externalId) : undefined;
   }
 
   resolve(table: ConnectedTable, what: string, externalId: string | null | undefined, path: string): string | null {
@@ -109,12 +115,15 @@ async function syncTable<R extends { external_id: string }>(
 
 type Sync<K extends 'media_assets' | 'products' | 'collections' | 'social_videos'> = NonNullable<SyncInput[K]>;
 
-function syncAssets(refs: ExternalRefs, assets: Sync<'media_assets'>, out: Outcome) {
+/** Syncs the assets; `changed` collects the existing ones whose url, kind or alt this sync changed. */
+function syncAssets(refs: ExternalRefs, assets: Sync<'media_assets'>, out: Outcome, changed: string[]) {
   const { trx, scope } = refs;
   return syncTable(refs, 'media_assets', assets, out, (a) => {
     const values = { url: a.url, kind: a.kind, alt: a.alt ?? null };
     return {
-      update: (id) => updateMediaAsset(trx, scope, id, values),
+      update: async (id) => {
+        if (await updateMediaAssetIfChanged(trx, scope, id, values)) changed.push(id);
+      },
       insert: async (origin) => (await insertMediaAsset(trx, scope, { ...origin, ...values })).id,
     };
   });
@@ -178,7 +187,8 @@ function syncCollections(refs: ExternalRefs, collections: Sync<'collections'>, o
   });
 }
 
-function syncVideos(refs: ExternalRefs, videos: Sync<'social_videos'>, out: Outcome) {
+/** `videoAssets`: the referenced assets that are videos (the video itself must be one, as natively). */
+function syncVideos(refs: ExternalRefs, videos: Sync<'social_videos'>, out: Outcome, videoAssets: Set<string>) {
   const { trx, scope } = refs;
   return syncTable(refs, 'social_videos', videos, out, (v, i) => {
     const productIds = (v.product_external_ids ?? []).map((e, j) => refs.resolve('products', 'product', e, `/social_videos/${i}/product_external_ids/${j}`));
@@ -186,6 +196,9 @@ function syncVideos(refs: ExternalRefs, videos: Sync<'social_videos'>, out: Outc
       refs.resolve('collections', 'collection', e, `/social_videos/${i}/collection_external_ids/${j}`),
     );
     const video = refs.resolve('media_assets', 'media asset', v.video_external_id, `/social_videos/${i}/video_external_id`);
+    if (video && !videoAssets.has(video)) {
+      refs.errors.push({ path: `/social_videos/${i}/video_external_id`, message: `media asset "${v.video_external_id}" is not a video`, code: 'unknown_id' });
+    }
     const thumb = refs.resolve('media_assets', 'media asset', v.thumbnail_external_id, `/social_videos/${i}/thumbnail_external_id`);
     if (!v.video_url === !video)
       refs.errors.push({ path: `/social_videos/${i}/video_url`, message: 'give exactly one of video_url or video_external_id', code: 'one_of' });
@@ -218,21 +231,27 @@ export async function connectedSync(ctx: Ctx, input: SyncInput) {
     // insert it (a unique-key failure, answered 500), where one after the other updates it.
     await lockName(trx, ctx, `connected-sync|${source}`);
     const result = { products: outcome(), collections: outcome(), social_videos: outcome(), media_assets: outcome() };
-    // References to the merchant's own vendors and tags.
-    await checkRefs(trx, ctx, [
-      { table: 'vendors', refs: products.flatMap((p, i) => refOne(`/products/${i}/vendor_id`, p.vendor_id)), what: 'vendor' },
-      {
-        table: 'tags',
-        refs: [
-          ...products.flatMap((p, i) => refList(`/products/${i}/tag_ids`, p.tag_ids)),
-          ...collections.flatMap((c, i) => refList(`/collections/${i}/tag_ids`, c.tag_ids)),
-        ],
-        what: 'tag',
-      },
-    ]);
+    // References to the merchant's own vendors and tags, after the external ids sent twice.
+    await checkRefs(
+      trx,
+      ctx,
+      [
+        { table: 'vendors', refs: products.flatMap((p, i) => refOne(`/products/${i}/vendor_id`, p.vendor_id)), what: 'vendor' },
+        {
+          table: 'tags',
+          refs: [
+            ...products.flatMap((p, i) => refList(`/products/${i}/tag_ids`, p.tag_ids)),
+            ...collections.flatMap((c, i) => refList(`/collections/${i}/tag_ids`, c.tag_ids)),
+          ],
+          what: 'tag',
+        },
+      ],
+      repeatedExternalIds(input),
+    );
     const refs = new ExternalRefs(trx, ctx, source);
     // Media assets first: products, collections and videos point at them.
-    await syncAssets(refs, input.media_assets ?? [], result.media_assets);
+    const changedAssets: string[] = [];
+    await syncAssets(refs, input.media_assets ?? [], result.media_assets, changedAssets);
     await refs.load('media_assets', [
       ...products.flatMap((p) => [...(p.media_external_ids ?? []), ...(p.variants ?? []).map((v) => v.media_external_id)]),
       ...collections.map((c) => c.image_external_id),
@@ -248,8 +267,52 @@ export async function connectedSync(ctx: Ctx, input: SyncInput) {
       'collections',
       videos.flatMap((v) => v.collection_external_ids ?? []),
     );
-    await syncVideos(refs, videos, result.social_videos);
+    const videoIds = present(videos.map((v) => refs.peek('media_assets', v.video_external_id) ?? null));
+    const videoAssets = videoIds.length ? await selectOwnIds(trx, ctx, 'media_assets', videoIds, 'video') : new Set<string>();
+    await syncVideos(refs, videos, result.social_videos, videoAssets);
     if (refs.errors.length) throw invalidFields(refs.errors);
+    await showChangedAssets(trx, ctx, changedAssets, result);
     return result;
   });
+}
+
+/**
+ * Each external_id once per list, and once among a product's variants: a repeat was written twice
+ * (the last one winning, with an event for each), and variants repeating one were collapsed by the
+ * next identical sync, their stock removed with them.
+ */
+function repeatedExternalIds(input: SyncInput): FieldError[] {
+  const errors: FieldError[] = [];
+  const once = (records: { external_id: string }[], base: string) => {
+    const first = new Map<string, number>();
+    records.forEach((r, i) => {
+      const at = first.get(r.external_id);
+      if (at === undefined) first.set(r.external_id, i);
+      else errors.push({ path: `${base}/${i}/external_id`, message: `repeats the external_id of ${base}/${at}`, code: 'duplicate' });
+    });
+  };
+  once(input.media_assets ?? [], '/media_assets');
+  once(input.products ?? [], '/products');
+  (input.products ?? []).forEach((p, i) => once(p.variants ?? [], `/products/${i}/variants`));
+  once(input.collections ?? [], '/collections');
+  once(input.social_videos ?? [], '/social_videos');
+  return errors;
+}
+
+/**
+ * The products, collections and videos (native ones too) that show an asset this sync changed
+ * answer differently now: their updated_at moves and their `*.updated` event carries the new
+ * asset, so a sync by `updated_after`, the feed or webhooks sees it. Records this sync wrote have
+ * had their event already.
+ */
+async function showChangedAssets(trx: Database, scope: Scope, assetIds: string[], result: Record<'products' | 'collections' | 'social_videos', Outcome>) {
+  if (assetIds.length === 0) return;
+  const written = new Set([result.products, result.collections, result.social_videos].flatMap((o) => Object.values(o.ids)));
+  for (const { kind, id } of await selectShowingAssets(trx, scope, assetIds)) {
+    if (written.has(id)) continue;
+    await updateRow(trx, scope, kind, id, {});
+    if (kind === 'products') await emitProduct(trx, scope, id, 'product.updated');
+    else if (kind === 'collections') await emitCollection(trx, scope, id, 'collection.updated');
+    else await emitVideo(trx, scope, id, 'social_video.updated');
+  }
 }

@@ -1,6 +1,6 @@
 // Every statement on the reference data (locations, vendors, tags, media assets); each takes the
 // handle, then the scope.
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { MediaAssetsTable } from '../../db/schema.ts';
 import { updateRow } from '../../db/rows.ts';
@@ -44,6 +44,40 @@ export function insertMediaAsset(db: Database, scope: Scope, values: NewMediaAss
 }
 
 export const updateMediaAsset = (db: Database, scope: Scope, id: string, set: Updateable<MediaAssetsTable>) => updateRow(db, scope, 'media_assets', id, set);
+
+/**
+ * Sets an asset's url, kind and alt when any differs (then its updated_at moves too); resolves with
+ * whether it changed: what shows it (products, collections, videos) changes only then.
+ */
+export async function updateMediaAssetIfChanged(
+  db: Database,
+  scope: Scope,
+  id: string,
+  values: { url: string; kind: 'image' | 'video'; alt: string | null },
+): Promise<boolean> {
+  const { rows } = await sql`
+    update media_assets set url = ${values.url}, kind = ${values.kind}, alt = ${values.alt}, updated_at = clock_timestamp()
+     where ${ofMerchant('media_assets', scope)} and id = ${id}
+       and (url, kind, alt) is distinct from (${values.url}::text, ${values.kind}::text, ${values.alt}::text)
+    returning id`.execute(db);
+  return rows.length > 0;
+}
+
+/** The merchant's products, collections and social videos whose answer shows one of `assetIds`. */
+export async function selectShowingAssets(db: Database, scope: Scope, assetIds: string[]) {
+  const { rows } = await sql<{ kind: 'products' | 'collections' | 'social_videos'; id: string }>`
+    select 'products' as kind, p.id from products p
+     where ${ofMerchant('p', scope)}
+       and (p.primary_image_asset_id = any(${assetIds}::uuid[])
+         or exists (select 1 from product_gallery g where g.product_id = p.id and g.asset_id = any(${assetIds}::uuid[]))
+         or exists (select 1 from variants v where v.product_id = p.id and v.media_asset_id = any(${assetIds}::uuid[])))
+    union all
+    select 'collections', c.id from collections c where ${ofMerchant('c', scope)} and c.primary_image_asset_id = any(${assetIds}::uuid[])
+    union all
+    select 'social_videos', v.id from social_videos v
+     where ${ofMerchant('v', scope)} and (v.video_asset_id = any(${assetIds}::uuid[]) or v.thumbnail_asset_id = any(${assetIds}::uuid[]))`.execute(db);
+  return rows;
+}
 
 export function selectMediaAssetPage(db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) {
   return readPage(db.selectFrom('media_assets').select(assetColumns).where(ofMerchant('media_assets', scope)), 'media_assets', page, updatedAfter);
