@@ -13,7 +13,7 @@ export const ProductCreate = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 255,
-        description: 'Preferred handle; made URL-safe (lower-case letters, digits and hyphens, cut to 200 characters) and unique (-2, -3…)',
+        description: 'Preferred handle; made URL-safe (lower-case letters, digits and hyphens, cut to 200 characters) and unique (-2, -3… added after the cut)',
       }),
     ),
     vendor_id: Type.Optional(Nullable(Uuid('A vendor of this merchant'))),
