@@ -417,6 +417,53 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   }, 60_000);
+
+  it('a session that ends under an open page shows the sign-in form there, and signing in returns to that page; a sign-out and sign-in lands on the overview', async () => {
+    const signIn = async () => {
+      await page.getByLabel('Email').fill('ops@acme.test');
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    };
+    await signIn();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await nav('Webhooks').click();
+    await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor();
+    // The session ends elsewhere (expiry, a sign-out in another tab): the next load finds it gone.
+    // It was "Sign in first." with a Retry that could never work.
+    await t.database.db.deleteFrom('portal_sessions').execute();
+    await nav('API keys').click();
+    await page.getByRole('status').getByText('Your session has ended. Sign in again to go on where you were.').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/portal/keys');
+    expectOnlyFailedLoads(401);
+    await signIn();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/portal/keys');
+
+    // Signing out on one page and in again showed that page under the overview's address.
+    await nav('Webhooks').click();
+    await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/portal/overview');
+    expect(await page.getByRole('navigation', { name: 'Sections' }).locator('[aria-current="page"]').textContent()).toBe('Overview');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  }, 60_000);
+
+  it('a refusal for too many attempts says when to try again (the server sends Retry-After)', async () => {
+    for (let i = 0; i < 6; i++) {
+      await page.getByLabel('Email').fill('ops@acme.test');
+      await page.getByLabel('Password').fill(`wrong password ${i}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').waitFor();
+    }
+    await page
+      .getByRole('alert')
+      .getByText(/^Too many failed sign-ins\. Try again in (\d+ seconds|about \d+ minutes?)\.$/)
+      .waitFor();
+    consoleErrors = []; // each refusal is a failed load (401, then 429)
+  }, 60_000);
 });
 
 /** What the system clipboard holds, read from a secure-context page (127.0.0.1) of the same browser. */

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api, setCsrf, type Location, type Meta, type SessionInfo } from './api.ts';
+import { api, onSessionLost, setCsrf, type Location, type Meta, type SessionInfo } from './api.ts';
 import { EventsPage } from './EventsPage.tsx';
 import { KeysPage } from './KeysPage.tsx';
 import { OverviewPage } from './OverviewPage.tsx';
@@ -10,8 +10,10 @@ import { FormError, TextField, useFormSubmit } from './forms.tsx';
 import { LoadError } from './ui.tsx';
 import type { Shared } from './shared.tsx';
 
-function usePath(): [string, (to: string) => void] {
+/** The path shown, its navigation, and a resync with the address bar (after sign-in). */
+function usePath(): [string, (to: string) => void, () => void] {
   const [path, setPath] = useState(location.pathname + location.search);
+  const resync = useCallback(() => setPath(location.pathname + location.search), []);
   useEffect(() => {
     const onPop = () => setPath(location.pathname + location.search);
     addEventListener('popstate', onPop);
@@ -22,7 +24,7 @@ function usePath(): [string, (to: string) => void] {
     setPath(to);
     scrollTo(0, 0);
   }, []);
-  return [path, navigate];
+  return [path, navigate, resync];
 }
 
 const SECTIONS = [
@@ -37,11 +39,24 @@ export function App() {
   const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
   const [shared, setShared] = useState<Omit<Shared, 'navigate'> | null>(null);
   const [bootError, setBootError] = useState<unknown>(null);
-  const [path, navigate] = usePath();
+  const [sessionEnded, setSessionEnded] = useState(false);
+  const [path, navigate, resync] = usePath();
+
+  // A page whose request finds the session gone shows the sign-in form; the address stays, so
+  // signing in returns to that page.
+  useEffect(() => {
+    onSessionLost(() => {
+      setSession((s) => (s ? null : s));
+      setSessionEnded(true);
+    });
+    return () => onSessionLost(null);
+  }, []);
 
   const load = useCallback(async () => {
     try {
       setBootError(null);
+      // The page shown follows the address bar, which sign-in and sign-out may have changed.
+      resync();
       const s = await api<SessionInfo | null>('GET', '/session');
       if (!s) return setSession(null);
       setCsrf(s.csrf_token);
@@ -51,7 +66,7 @@ export function App() {
     } catch (err) {
       setBootError(err);
     }
-  }, []);
+  }, [resync]);
   useEffect(() => void load(), [load]);
 
   if (bootError)
@@ -61,12 +76,13 @@ export function App() {
       </div>
     );
   if (session === undefined) return <div className="boot">Loading…</div>;
-  if (session === null || !shared) return <Login onSignedIn={load} />;
+  if (session === null || !shared) return <Login onSignedIn={load} ended={sessionEnded} />;
 
   const signOut = async () => {
     try {
       await api('POST', '/logout');
     } catch {}
+    setSessionEnded(false);
     setSession(null);
     history.replaceState(null, '', '/portal');
   };
@@ -124,7 +140,7 @@ export function App() {
   );
 }
 
-function Login({ onSignedIn }: { onSignedIn: () => void }) {
+function Login({ onSignedIn, ended }: { onSignedIn: () => void; ended: boolean }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const { formError, busy, submitWith, field } = useFormSubmit();
@@ -144,6 +160,11 @@ function Login({ onSignedIn }: { onSignedIn: () => void }) {
           <span className="logo" aria-hidden="true" /> Merchant portal
         </div>
         <p className="muted">Manage the API keys and webhook endpoints your warehouse and other integrations use, and see what they do.</p>
+        {ended && (
+          <p className="notice" role="status">
+            Your session has ended. Sign in again to go on where you were.
+          </p>
+        )}
         <TextField label="Email" type="email" autoComplete="username" required {...field('email', email, setEmail)} />
         <TextField label="Password" type="password" autoComplete="current-password" required {...field('password', password, setPassword)} />
         <FormError text={formError} />

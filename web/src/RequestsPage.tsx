@@ -52,7 +52,8 @@ export function RequestsPage({ meta, navigate, requestId, search }: Shared & { r
       label: 'Request id',
       cell: (r) => (
         <Link to={`/portal/requests/${r.request_id}${search ? `?${search}` : ''}`} navigate={navigate}>
-          <code>{r.request_id.slice(0, 8)}</code>
+          {/* The end of the id: its start is a timestamp (UUIDv7), the same for every request of a minute. */}
+          <code title={r.request_id}>…{r.request_id.slice(-12)}</code>
         </Link>
       ),
     },

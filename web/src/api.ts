@@ -94,6 +94,33 @@ export const failureText = (err: unknown) => (err instanceof ApiError ? err.mess
 let csrf = '';
 export const setCsrf = (token: string) => void (csrf = token);
 
+/**
+ * Called when an answer says the session is gone (signed out in another tab, or expired): the App
+ * shows the sign-in form, and signing in returns to the page that was open. Without it a page kept
+ * answering "Sign in first." with a Retry that could never work.
+ */
+let sessionLost: (() => void) | null = null;
+export const onSessionLost = (fn: (() => void) | null) => void (sessionLost = fn);
+
+/** The answer's error, with what the session and a rate limit's Retry-After mean for the person. */
+function failure(res: Response, path: string, body: { detail?: string; code?: string; errors?: FieldError[] }): ApiError {
+  if (res.status === 401 && path !== '/login') sessionLost?.();
+  const seconds = Number(res.headers.get('retry-after'));
+  if (res.status === 429 && body.detail && Number.isInteger(seconds) && seconds > 0) {
+    body = { ...body, detail: `${body.detail.replace(/\s*Try again later\.?$/, '')} Try again in ${inAbout(seconds)}.` };
+  }
+  return new ApiError(res.status, body);
+}
+
+/** "40 seconds", "about 15 minutes", "about 2 hours". */
+export function inAbout(seconds: number): string {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `about ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  const hours = Math.round(minutes / 60);
+  return `about ${hours} hour${hours === 1 ? '' : 's'}`;
+}
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -105,7 +132,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     throw new ApiError(0, {});
   }
   const json = res.headers.get('content-type')?.includes('json') ? await res.json() : {};
-  if (!res.ok) throw new ApiError(res.status, json);
+  if (!res.ok) throw failure(res, path, json);
   return json.data as T;
 }
 
@@ -120,7 +147,7 @@ export async function apiPage<T>(path: string): Promise<{ data: T[]; next_before
   const res = await fetch(`/portal/api${path}`, { credentials: 'same-origin' }).catch(() => null);
   if (!res) throw new ApiError(0, {});
   const json = await res.json().catch(() => ({}));
-  if (!res.ok) throw new ApiError(res.status, json);
+  if (!res.ok) throw failure(res, path, json);
   return json;
 }
 
