@@ -381,6 +381,28 @@ describe('limits on what the portal sends', () => {
     portalJson(await call(s, 'POST', '/webhook-endpoints', endpointBody), 201, 'POST /portal/api/webhook-endpoints');
   });
 
+  it('the delivery log is read a page at a time, newest first, to its oldest delivery (it stopped at the newest 50)', async () => {
+    const { s } = await merchantWithUser('paged-log@acme.test');
+    const ep = portalJson(await call(s, 'POST', '/webhook-endpoints', endpointBody), 201, 'POST /portal/api/webhook-endpoints').data;
+    for (let i = 0; i < 5; i++) portalJson(await call(s, 'POST', `/webhook-endpoints/${ep.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test');
+    const read = async (query: string) =>
+      portalJson(await call(s, 'GET', `/webhook-endpoints/${ep.id}/deliveries${query}`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries');
+    const all = await read('');
+    expect([all.data.length, all.next_before]).toEqual([5, null]);
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let page = await read('?limit=2');
+    for (;;) {
+      seen.push(...page.data.map((d: { id: string }) => d.id));
+      sizes.push(page.data.length);
+      if (!page.next_before) break;
+      page = await read(`?limit=2&before=${encodeURIComponent(page.next_before)}`);
+    }
+    expect([sizes, seen]).toEqual([[2, 2, 1], all.data.map((d: { id: string }) => d.id)]);
+    const bad = await call(s, 'GET', `/webhook-endpoints/${ep.id}/deliveries?before=2026-13-45T00:00:00.000Z_${ep.id}`);
+    expect(problem(bad, 422).errors).toEqual([{ path: '/before', message: 'must be a next_before value from a previous page', code: 'invalid_format' }]);
+  });
+
   it('test events and resends: 10 per endpoint and 30 per merchant a minute, then 429 with Retry-After; refused and unknown ones count nothing', async () => {
     const { s } = await merchantWithUser('pings@acme.test');
     const endpoints = [];

@@ -1,9 +1,7 @@
 // The portal's integration console: the API request log, the events page and the overview.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { invalidFields } from '../http/errors.ts';
 import { Uuid } from '../http/schemas.ts';
-import { isInstant } from '../http/validation.ts';
 import { EVENT_TYPES } from '../events/outbox.ts';
 import { listApiKeys } from '../modules/api-keys/service.ts';
 import { recentEvents } from '../modules/event-log/service.ts';
@@ -11,12 +9,12 @@ import { StatusClass } from '../modules/request-log/schemas.ts';
 import { getRequest, listRequests, requestStats } from '../modules/request-log/service.ts';
 import { emptyHealth, endpointHealth, failingDeliveries } from '../modules/webhook-endpoints/insight.ts';
 import { listEndpoints } from '../modules/webhook-endpoints/service.ts';
-import { Envelope, LoggedEvent, LoggedRequest, Overview, Page } from './schemas.ts';
+import { Envelope, InstantBefore, LoggedEvent, LoggedRequest, Overview, Page, PageLimit, checkInstantBefore } from './schemas.ts';
 import { portalCtx } from './sessions.ts';
 
 const hidden = { hide: true } as const;
 const strict = { additionalProperties: false } as const;
-const Limit = Type.Integer({ minimum: 1, maximum: 100 });
+const Limit = PageLimit;
 
 export const RequestLogQuery = Type.Object(
   {
@@ -34,13 +32,7 @@ export const RequestLogQuery = Type.Object(
 export const EventsQuery = Type.Object(
   {
     type: Type.Optional(Type.Union([...EVENT_TYPES, 'ping'].map((t) => Type.Literal(t)))),
-    // `<created_at>_<id>` of the last event shown; the instant is checked in the handler.
-    before: Type.Optional(
-      Type.String({
-        pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
-        maxLength: 61,
-      }),
-    ),
+    before: Type.Optional(InstantBefore),
     limit: Type.Optional(Limit),
   },
   strict,
@@ -65,9 +57,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get('/events', { schema: { ...hidden, querystring: EventsQuery, response: { 200: Page(LoggedEvent) } } }, async (req) => {
-    if (req.query.before && !isInstant(req.query.before.slice(0, 24))) {
-      throw invalidFields([{ path: '/before', message: 'must be a next_before value from a previous page', code: 'invalid_format' }]);
-    }
+    checkInstantBefore(req.query.before);
     const { items, next_before } = await recentEvents(ctx(req), req.query);
     return { data: items, request_id: req.id, next_before };
   });

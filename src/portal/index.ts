@@ -44,6 +44,10 @@ import {
   PortalDelivery,
   SessionInfo,
   SigningSecret,
+  InstantBefore,
+  Page,
+  PageLimit,
+  checkInstantBefore,
 } from './schemas.ts';
 import { COOKIE, checkCsrf, clearSessionCookie, findSession, portalCtx, setSessionCookie, signIn, signOut, type Session } from './sessions.ts';
 
@@ -176,10 +180,22 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
       request_id: req.id,
     }),
   );
-  app.get('/webhook-endpoints/:id/deliveries', { schema: { ...hidden, params: Id, response: ok(Type.Array(PortalDelivery)) } }, async (req) => ({
-    data: await deliveryLog(ctx(req), req.params.id),
-    request_id: req.id,
-  }));
+  app.get(
+    '/webhook-endpoints/:id/deliveries',
+    {
+      schema: {
+        ...hidden,
+        params: Id,
+        querystring: Type.Object({ before: Type.Optional(InstantBefore), limit: Type.Optional(PageLimit) }, { additionalProperties: false }),
+        response: { 200: Page(PortalDelivery) },
+      },
+    },
+    async (req) => {
+      checkInstantBefore(req.query.before);
+      const { items, next_before } = await deliveryLog(ctx(req), req.params.id, req.query);
+      return { data: items, request_id: req.id, next_before };
+    },
+  );
   app.get('/webhook-endpoints/:id/deliveries/:d', { schema: { ...hidden, params: IdD, response: ok(DeliveryDetail) } }, async (req) => ({
     data: await deliveryDetail(ctx(req), req.params.id, req.params.d),
     request_id: req.id,

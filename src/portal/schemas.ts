@@ -2,12 +2,30 @@
 // serialises exactly these shapes, and the front end (web/) imports the Static types from here
 // (type-only): one definition for both sides.
 import { Type, type Static, type TSchema } from 'typebox';
+import { invalidFields } from '../http/errors.ts';
 import { Nullable, Uuid } from '../http/schemas.ts';
+import { isInstant } from '../http/validation.ts';
 import { ApiKey } from '../modules/api-keys/schemas.ts';
 import { RequestStats } from '../modules/request-log/schemas.ts';
 import { Endpoint, EndpointHealth, PortalDelivery } from '../modules/webhook-endpoints/schemas.ts';
 
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ data, request_id: Uuid() });
+/** Rows per page of a newest-first portal list. */
+export const PageLimit = Type.Integer({ minimum: 1, maximum: 100 });
+
+/** `<created_at>_<id>` of the last row a newest-first page showed (its `next_before`); checkInstantBefore checks the instant. */
+export const InstantBefore = Type.String({
+  pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+  maxLength: 61,
+});
+
+/** 422 for a `before` whose instant is no real one (the pattern lets 2026-13-45 through). */
+export function checkInstantBefore(before: string | undefined): void {
+  if (before && !isInstant(before.slice(0, 24))) {
+    throw invalidFields([{ path: '/before', message: 'must be a next_before value from a previous page', code: 'invalid_format' }]);
+  }
+}
+
 export const Page = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), request_id: Uuid(), next_before: Nullable(Type.String()) });
 
 export const SessionInfo = Type.Object({

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, percent, when, type DeliveryDetail, type EndpointWithHealth, type NewEndpoint, type PortalDelivery } from './api.ts';
 import { Link, LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
 import { FormEnd, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
-import { DataTable, deliveryOutcomeColumns, EmptyCard, type Column } from './lists.tsx';
+import { DataTable, deliveryOutcomeColumns, EmptyCard, OlderButton, usePagedList, type Column } from './lists.tsx';
 import { Card, Confirm, CopyButton, LoadedList, LoadError, PageHead, StatusBadge, useFlash, useLoad } from './ui.tsx';
 
 type Health = EndpointWithHealth['health'];
@@ -122,17 +122,19 @@ function EndpointForm({
 
 export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: string }) {
   const { data: endpoint, error, reload } = useLoad(() => api<EndpointWithHealth>('GET', `/webhook-endpoints/${id}`), [id]);
-  const log = useLoad(() => api<PortalDelivery[]>('GET', `/webhook-endpoints/${id}/deliveries`), [id]);
+  const flash = useFlash();
+  // Newest first, a page at a time (it stopped at 50: older failed deliveries could not be resent).
+  const log = usePagedList<PortalDelivery>(`/webhook-endpoints/${id}/deliveries`, {}, (err) => flash.fail(err));
   const [secret, setSecret] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'rotate' | 'delete' | null>(null);
   const [editing, setEditing] = useState(false);
-  const flash = useFlash();
 
   useEffect(() => {
-    // The log and the health line follow deliveries as they happen.
-    const timer = setInterval(() => void Promise.all([reload(), log.reload()]), 3000);
+    // The log and the health line follow deliveries as they happen; the log only while its older
+    // pages are not open (a reload would drop them).
+    const timer = setInterval(() => void Promise.all([reload(), log.olderLoaded ? null : log.reload()]), 3000);
     return () => clearInterval(timer);
-  }, [reload, log.reload]);
+  }, [reload, log.reload, log.olderLoaded]);
 
   if (error)
     return (
@@ -298,7 +300,11 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
           state={log}
           empty={<p className="muted empty-inline">No deliveries yet. Events appear here as they are sent; use “Send test event” to try your receiver.</p>}
         >
-          {(deliveries) => <DataTable className="deliveries" rows={deliveries} columns={deliveryColumns} row={(d) => ({ 'data-delivery': d.id })} />}
+          {(deliveries) => (
+            <DataTable className="deliveries" rows={deliveries} columns={deliveryColumns} row={(d) => ({ 'data-delivery': d.id })}>
+              <OlderButton list={log}>Older deliveries</OlderButton>
+            </DataTable>
+          )}
         </LoadedList>
       </Card>
     </section>

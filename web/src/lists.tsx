@@ -104,7 +104,8 @@ export function usePagedList<T>(path: string, filters: Record<string, string>, o
       onOlderFailed(err);
     }
   };
-  return { data: page && [...page.data, ...older], error, reload, hasOlder: !!page?.next_before, loadOlder };
+  // olderLoaded: a page that refreshes itself leaves the list alone then (a reload drops the older rows).
+  return { data: page && [...page.data, ...older], error, reload, hasOlder: !!page?.next_before, loadOlder, olderLoaded: older.length > 0 };
 }
 
 /** The button under a paged list that loads its older rows, while there are any. */

@@ -52,10 +52,23 @@ function presentPortalDelivery(d: PortalDeliveryRow): PortalDelivery {
 }
 
 /** Newest first: the portal's delivery log. */
-export async function deliveryLog(ctx: Ctx, endpointId: string, limit = 50): Promise<PortalDelivery[]> {
+/**
+ * An endpoint's deliveries, newest first, a page at a time: `before` is the `next_before` of the
+ * page shown (`<created_at>_<id>` of its last delivery). It stopped at the newest 50, so older
+ * failed deliveries, the ones to resend, could not be reached.
+ */
+export async function deliveryLog(
+  ctx: Ctx,
+  endpointId: string,
+  f: { before?: string; limit?: number } = {},
+): Promise<{ items: PortalDelivery[]; next_before: string | null }> {
   if (!(await selectEndpoint(ctx.db, ctx, endpointId))) throw notFound('webhook endpoint');
-  const rows = await selectPortalDeliveries(ctx.db, ctx, endpointId, limit);
-  return rows.map(presentPortalDelivery);
+  const limit = f.limit ?? 50;
+  const before = f.before ? { at: new Date(f.before.slice(0, 24)), id: f.before.slice(25) } : undefined;
+  const rows = await selectPortalDeliveries(ctx.db, ctx, endpointId, limit + 1, before);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { items: page.map(presentPortalDelivery), next_before: rows.length > limit ? `${iso(last.created_at)}_${last.id}` : null };
 }
 
 export async function deliveryDetail(ctx: Ctx, endpointId: string, deliveryId: string): Promise<DeliveryDetail> {

@@ -200,8 +200,15 @@ function portalDeliveries(db: Database, scope: Scope) {
 export type PortalDeliveryRow = NonNullable<Awaited<ReturnType<typeof selectPortalDelivery>>>;
 
 /** Newest first. */
-export function selectPortalDeliveries(db: Database, scope: Scope, endpointId: string, limit: number) {
-  return portalDeliveries(db, scope).where('d.endpoint_id', '=', endpointId).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
+/** An endpoint's deliveries newest first, from just before `before` (the last one shown) when given. */
+export function selectPortalDeliveries(db: Database, scope: Scope, endpointId: string, limit: number, before?: { at: Date; id: string }) {
+  return portalDeliveries(db, scope)
+    .where('d.endpoint_id', '=', endpointId)
+    .$if(before !== undefined, (q) => q.where(sql<boolean>`(d.created_at, d.id) < (${before!.at}, ${before!.id}::uuid)`))
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 export function selectPortalDelivery(db: Database, scope: Scope, endpointId: string, deliveryId: string) {
