@@ -451,6 +451,22 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   }, 60_000);
 
+  it('a test event on a disabled endpoint says it waits for the endpoint to be enabled (it said "queued", and nothing came)', async () => {
+    await page.getByLabel('Email').fill('ops@acme.test');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.goto(`${base}/portal/webhooks/${endpointId}`);
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('Endpoint disabled.').waitFor();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText('Test event queued: it is sent once the endpoint is enabled.').waitFor();
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByText('Endpoint enabled.').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  }, 60_000);
+
   it('a refusal for too many attempts says when to try again (the server sends Retry-After)', async () => {
     for (let i = 0; i < 6; i++) {
       await page.getByLabel('Email').fill('ops@acme.test');
