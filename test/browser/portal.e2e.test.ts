@@ -456,6 +456,14 @@ describe('portal in a browser', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // The request log's path box follows the address: Back from a path filter empties it (it kept "/products").
+    await nav('Request log').click();
+    await page.getByLabel('Path contains').fill('/products');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await until(() => new URL(page.url()).searchParams.get('path')).toBe('/products');
+    await page.goBack();
+    await until(() => new URL(page.url()).searchParams.get('path')).toBe(null);
+    await until(() => page.getByLabel('Path contains').inputValue()).toBe('');
     await page.goto(`${base}/portal/webhooks/${endpointId}`);
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.getByText('Endpoint disabled.').waitFor();

@@ -110,7 +110,8 @@ export function RequestsPage({ meta, navigate, requestId, search }: Shared & { r
             ))}
           </select>
         </label>
-        <PathFilter value={filters.path} onChange={(path) => go({ path })} />
+        {/* Keyed by the filter in the address: Back to another filter shows that one, not the text typed before. */}
+        <PathFilter key={filters.path} value={filters.path} onChange={(path) => go({ path })} />
       </div>
       <LoadedList
         state={requests}
