@@ -25,7 +25,7 @@ export interface PortalAnswers {
   'DELETE /portal/api/webhook-endpoints/:id': Envelope<Portal.Endpoint>;
   'GET /portal/api/webhook-endpoints/:id/secret': Envelope<{ signing_secret: string }>;
   'POST /portal/api/webhook-endpoints/:id/rotate-secret': Envelope<Portal.NewEndpoint>;
-  'GET /portal/api/webhook-endpoints/:id/deliveries': Envelope<Portal.PortalDelivery[]>;
+  'GET /portal/api/webhook-endpoints/:id/deliveries': Page<Portal.PortalDelivery>;
   'GET /portal/api/webhook-endpoints/:id/deliveries/:d': Envelope<Portal.DeliveryDetail>;
   'GET /portal/api/webhook-endpoints/:id/deliveries/:d/attempts': Envelope<AttemptRow[]>;
   'POST /portal/api/webhook-endpoints/:id/deliveries/:d/resend': Envelope<Portal.DeliveryDetail>;
