@@ -188,19 +188,6 @@ describe('creates', () => {
   });
 });
 
-describe('webhooks', () => {
-  it('are named after their event schema, so generators do not say "Webhook" twice', async () => {
-    const docs = (await openApiDocuments()) as { integration: { webhooks: Record<string, { post: { operationId: string } }> } };
-    const ids = Object.fromEntries(Object.entries(docs.integration.webhooks).map(([type, item]) => [type, item.post.operationId]));
-    expect([ids['ping'], ids['order.created'], ids['inventory.updated'], ids['social_video.updated']]).toEqual([
-      'pingEvent',
-      'orderCreatedEvent',
-      'inventoryUpdatedEvent',
-      'socialVideoUpdatedEvent',
-    ]);
-  });
-});
-
 describe('problems', () => {
   it('ValidationProblem declares its errors list, not only requires it (generators left it optional)', async () => {
     const docs = (await openApiDocuments()) as Record<'integration' | 'platform', { components: { schemas: Record<string, { allOf?: unknown[] }> } }>;
