@@ -475,6 +475,27 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   }, 60_000);
 
+  it('an address that names no page says so (it showed another page under it), and times name their zone', async () => {
+    await page.getByLabel('Email').fill('ops@acme.test');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    for (const address of ['/portal/foo', '/portal/webhooks/not-a-uuid', '/portal/requests/zzz']) {
+      await page.goto(`${base}${address}`);
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    }
+    await page.getByRole('link', { name: 'Go to the overview' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // Local times, with the zone named: merchants compare them with logs and answers in UTC.
+    await nav('API keys').click();
+    await page
+      .getByRole('cell', { name: /\d{1,2}:\d{2}.*\b(UTC|GMT[+-]?[\d:]*|[A-Z]{2,5})$/ })
+      .first()
+      .waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  }, 60_000);
+
   it('a refusal for too many attempts says when to try again (the server sends Retry-After)', async () => {
     for (let i = 0; i < 6; i++) {
       await page.getByLabel('Email').fill('ops@acme.test');

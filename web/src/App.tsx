@@ -93,12 +93,17 @@ export function App() {
   const endpoint = /^\/portal\/webhooks\/([0-9a-f-]{36})$/.exec(pathname);
   const request = /^\/portal\/requests\/([0-9a-f-]{36})$/.exec(pathname);
 
+  // Each address names one page; any other (a mistyped one, an id that is not one) says so instead
+  // of showing some other page under it.
+  const plain = /^\/portal(\/(overview|keys|webhooks|requests|events))?\/?$/.test(pathname);
   let page;
   if (delivery) page = <DeliveryPage endpointId={delivery[1]} deliveryId={delivery[2]} {...ctx} />;
   else if (endpoint) page = <EndpointPage id={endpoint[1]} {...ctx} />;
+  else if (request) page = <RequestsPage {...ctx} requestId={request[1]} search={path.split('?')[1] ?? ''} />;
+  else if (!plain) page = <NotFound navigate={navigate} />;
   else if (section === 'webhooks') page = <WebhooksPage {...ctx} />;
   else if (section === 'keys') page = <KeysPage {...ctx} />;
-  else if (section === 'requests') page = <RequestsPage {...ctx} requestId={request?.[1] ?? null} search={path.split('?')[1] ?? ''} />;
+  else if (section === 'requests') page = <RequestsPage {...ctx} requestId={null} search={path.split('?')[1] ?? ''} />;
   else if (section === 'events') page = <EventsPage {...ctx} />;
   else page = <OverviewPage {...ctx} />;
 
@@ -137,6 +142,26 @@ export function App() {
         {page}
       </main>
     </div>
+  );
+}
+
+function NotFound({ navigate }: { navigate: (to: string) => void }) {
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p className="muted">There is no page at this address.</p>
+      <p>
+        <a
+          href="/portal/overview"
+          onClick={(e) => {
+            e.preventDefault();
+            navigate('/portal/overview');
+          }}
+        >
+          Go to the overview
+        </a>
+      </p>
+    </section>
   );
 }
 

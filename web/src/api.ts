@@ -177,6 +177,19 @@ export async function copyText(text: string): Promise<boolean> {
   return ok;
 }
 
-export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—');
-export const whenExact = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+// In the browser's time zone, named (a merchant compares them with logs and answers in UTC).
+export const when = (iso: string | null) =>
+  iso
+    ? new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
+    : '—';
+export const whenExact = (iso: string) =>
+  new Date(iso).toLocaleString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZoneName: 'short',
+  });
 export const percent = (n: number | null) => (n === null ? '—' : `${Math.round(n * 1000) / 10} %`);
