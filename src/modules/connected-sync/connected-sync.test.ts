@@ -104,6 +104,16 @@ describe('connected records', () => {
     expect(p.variants.map((v) => [v.external_id, v.price])).toEqual([['v-2', 14]]);
   });
 
+  it('a product synced without variants has one default variant, as a native one (it had none), kept by the next sync without variants', async () => {
+    const first = await connectedSync(m, { source_name: 'shopify', products: [{ external_id: 'p-bare', title: 'Bare' }] });
+    const id = first.products.ids['p-bare'];
+    const variants = async () => json(await t.api(key, 'GET', `/products/${id}`), 200, 'getProduct').data.variants;
+    const [made] = await variants();
+    expect(made).toMatchObject({ option1: 'Default', price: 0, sku: null, external_id: null });
+    await connectedSync(m, { source_name: 'shopify', products: [{ external_id: 'p-bare', title: 'Bare again', variants: [] }] });
+    expect((await variants()).map((v) => v.id)).toEqual([made.id]);
+  });
+
   it('PATCH of any connected record is 409 read_only_record and leaves it byte-identical', async () => {
     const targets = [
       [`/products/${sync.products.ids['p-1']}`, { title: 'Hacked' }],

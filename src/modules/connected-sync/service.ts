@@ -152,8 +152,11 @@ function syncProducts(refs: ExternalRefs, products: Sync<'products'>, out: Outco
       afterwards: async (id, created) => {
         await replaceLinks(trx, scope, 'productGallery', id, present(media.slice(1)));
         await replaceLinks(trx, scope, 'productTags', id, p.tag_ids ?? []);
-        // Variants are matched by their own external_id.
-        const variants = (p.variants ?? []).map(({ media_external_id: _m, ...v }, j) => ({ ...v, media_asset_id: variantAssets[j] }));
+        // Variants are matched by their own external_id. None sent: one default variant, as a native
+        // product gets (contract §6: never a product without one); with no external_id, the same
+        // default row is matched again by the next sync without variants.
+        const sent = (p.variants ?? []).map(({ media_external_id: _m, ...v }, j) => ({ ...v, media_asset_id: variantAssets[j] }));
+        const variants = sent.length ? sent : [{ option1: 'Default', price: 0 }];
         await replaceVariants(trx, scope, id, 'connected', variants, 'external_id');
         await emitProduct(trx, scope, id, created ? 'product.created' : 'product.updated');
       },
