@@ -31,18 +31,7 @@ export function registerAccessLog(app: FastifyInstance) {
     // Through the app's logger with the request id, as the request's own would bind it: that one
     // is made only when something logs on it (lazy-logger.ts). No level (tests' logger): no line.
     if (logs(app.log, level)) {
-      const path = req.url.split('?')[0];
-      const line = {
-        request_id: req.id,
-        method: req.method,
-        route,
-        path,
-        status,
-        duration_ms: Math.round(reply.elapsedTime * 10) / 10,
-        merchant_id: merchantOf(req),
-        key_id: req.auth?.apiKeyId ?? null,
-      };
-      app.log[level](line, `${req.method} ${path} ${status} ${line.duration_ms} ms`);
+      writeLine(app.log, level, req.id, req.method, route, req.url.split('?')[0], status, reply.elapsedTime, merchantOf(req), req.auth?.apiKeyId ?? null);
     }
     done();
   });
@@ -60,16 +49,31 @@ export function logUnrouted(
 ) {
   const method = answer.method ?? 'unknown';
   httpRequestDuration.observe({ method, route: 'unmatched', status: String(answer.status) }, answer.durationMs / 1000);
-  if (!logs(log, 'info')) return;
+  if (logs(log, 'info')) writeLine(log, 'info', answer.requestId, method, null, answer.path, answer.status, answer.durationMs, null, null);
+}
+
+/** The access line (positional, so the hot path builds no object before the level is known to log). */
+function writeLine(
+  log: FastifyBaseLogger,
+  level: 'info' | 'debug',
+  requestId: string,
+  method: string,
+  route: string | null,
+  path: string | null,
+  status: number,
+  durationMs: number,
+  merchantId: string | null,
+  keyId: string | null,
+) {
   const line = {
-    request_id: answer.requestId,
+    request_id: requestId,
     method,
-    route: null,
-    path: answer.path,
-    status: answer.status,
-    duration_ms: Math.round(answer.durationMs * 10) / 10,
-    merchant_id: null,
-    key_id: null,
+    route,
+    path,
+    status,
+    duration_ms: Math.round(durationMs * 10) / 10,
+    merchant_id: merchantId,
+    key_id: keyId,
   };
-  log.info(line, `${method} ${answer.path ?? '(unparsed)'} ${answer.status} ${line.duration_ms} ms`);
+  log[level](line, `${method} ${path ?? '(unparsed)'} ${status} ${line.duration_ms} ms`);
 }

@@ -1,5 +1,5 @@
 // Strict validation: unknown fields are errors, errors are reported field by field (the first
-// MAX_ERRORS of them), bodies are never coerced (query strings are: they are text by nature).
+// MAX_FIELD_ERRORS of them), bodies are never coerced (query strings are: they are text by nature).
 // Ajv errors become 422s with JSON pointers.
 //
 // Rules applied to every schema here, once, so no route can forget them:
@@ -11,10 +11,10 @@
 //   0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (no leap second, no month 13);
 // - an array over its maxItems is reported as such without validating its items, so the work per
 //   request stays bounded (every array in every schema has a maxItems: see the schema test), and
-//   items stop being examined in detail once MAX_ERRORS errors are collected.
+//   items stop being examined in detail once MAX_FIELD_ERRORS errors are collected.
 import { Ajv, type ErrorObject, type FuncKeywordDefinition, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { AppError, MAX_FIELD_ERRORS, type FieldError, type FieldErrorCode } from './errors.ts';
+import { AppError, invalidFields, MAX_FIELD_ERRORS, type FieldError, type FieldErrorCode } from './errors.ts';
 import { badCursor } from './paging.ts';
 
 // Ajv's types for a compiled keyword's function and the context it is called with (not exported by name).
@@ -23,7 +23,6 @@ type DataValidationCxt = NonNullable<Parameters<ValidateFunction>[1]>;
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-export const MAX_ERRORS = MAX_FIELD_ERRORS;
 export const MAX_DEPTH = 32;
 export const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
 export const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
@@ -106,7 +105,7 @@ const storableValue: SchemaValidateFunction = (_schema: unknown, data: unknown, 
   const pointer = (e: Entry) => (e.key === null ? e.parent : `${e.parent}/${escapePointer(e.key)}`);
   const stack: Entry[] = [{ value: data, parent: cxt?.instancePath ?? '', key: null, depth: 0 }];
   // One past the fields listed, so that the answer can say there are more.
-  while (stack.length && errors.length <= MAX_ERRORS) {
+  while (stack.length && errors.length <= MAX_FIELD_ERRORS) {
     const entry = stack.pop()!;
     const { value, depth } = entry;
     if (typeof value === 'string') {
@@ -139,18 +138,18 @@ const storableValue: SchemaValidateFunction = (_schema: unknown, data: unknown, 
 
 /**
  * Raw validator errors collected per request. A field can cost several (a nullable field's type
- * error comes once per branch, an unknown field as two), so the budget is well above the MAX_ERRORS
+ * error comes once per branch, an unknown field as two), so the budget is well above the MAX_FIELD_ERRORS
  * fields listed: with the budget equal to it, 34 invalid nullable fields were reported as "more
  * than 100" and 40 lost six of theirs.
  */
-const RAW_ERROR_BUDGET = 10 * MAX_ERRORS;
+const RAW_ERROR_BUDGET = 10 * MAX_FIELD_ERRORS;
 // Errors still to collect in the request being validated (validation is synchronous: one at a time).
 let budget = RAW_ERROR_BUDGET;
 
 /**
  * `boundedItems` replaces `items`: each item is validated with every error reported while the
  * request's error budget lasts, then only for validity (stopping at the first invalid item), so
- * 50,000 wrong items cost about as much as MAX_ERRORS of them.
+ * 50,000 wrong items cost about as much as MAX_FIELD_ERRORS of them.
  */
 function boundedItems(full: Ajv, fast: Ajv) {
   return (itemSchema: object) => {
@@ -419,7 +418,6 @@ export function validationProblem(err: { validation?: ErrorObject[]; validationC
   for (const e of list) if (e.code === 'invalid_type') typesAt.set(e.path, [...(typesAt.get(e.path) ?? []), e.message.replace(/^must be /, '')]);
   const seen = new Set<string>();
   const errors: FieldError[] = [];
-  let total = 0;
   for (const e of list) {
     let error = e;
     if (e.code === 'invalid_type') {
@@ -429,13 +427,12 @@ export function validationProblem(err: { validation?: ErrorObject[]; validationC
     const k = `${error.path}|${error.code}|${error.message}`;
     if (seen.has(k)) continue;
     seen.add(k);
-    total++;
-    if (errors.length < MAX_ERRORS) errors.push(error);
+    errors.push(error);
   }
   if (errors.length === 0) errors.push({ path: '', message: 'is invalid', code: 'invalid' });
   for (const e of errors) if (e.path === '' && err.validationContext === 'body') e.message = `body ${e.message}`;
-  let detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-  if (total > MAX_ERRORS) detail = `More than ${MAX_ERRORS} fields are invalid; the first ${MAX_ERRORS} are listed. ${detail}`;
-  else if (truncated) detail = `The check stopped after ${errors.length} invalid fields; more may follow once these are fixed. ${detail}`;
-  return new AppError('validation_failed', detail, errors);
+  // Over MAX_FIELD_ERRORS: invalidFields lists the first ones and says so, as for a service's checks.
+  if (errors.length > MAX_FIELD_ERRORS || !truncated) return invalidFields(errors);
+  const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+  return new AppError('validation_failed', `The check stopped after ${errors.length} invalid fields; more may follow once these are fixed. ${detail}`, errors);
 }

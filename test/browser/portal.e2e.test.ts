@@ -67,6 +67,13 @@ const until = <T>(read: () => T | Promise<T>, timeout = 15_000) => expect.poll(r
 
 const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
 
+/** Signs in as the test's portal user from the sign-in form. */
+async function signIn() {
+  await page.getByLabel('Email').fill('ops@acme.test');
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
 /** Opens a section while it is still empty (screenshot of the empty state), then its create form. */
 async function openEmptyForm(section: string, emptyText: string, shotName: string, createButton: string) {
   await nav(section).click();
@@ -419,11 +426,6 @@ describe('portal in a browser', () => {
   }, 60_000);
 
   it('a session that ends under an open page shows the sign-in form there, and signing in returns to that page; a sign-out and sign-in lands on the overview', async () => {
-    const signIn = async () => {
-      await page.getByLabel('Email').fill('ops@acme.test');
-      await page.getByLabel('Password').fill('correct horse battery');
-      await page.getByRole('button', { name: 'Sign in' }).click();
-    };
     await signIn();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await nav('Webhooks').click();
@@ -452,9 +454,7 @@ describe('portal in a browser', () => {
   }, 60_000);
 
   it('a test event on a disabled endpoint says it waits for the endpoint to be enabled (it said "queued", and nothing came)', async () => {
-    await page.getByLabel('Email').fill('ops@acme.test');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     // The request log's path box follows the address: Back from a path filter empties it (it kept "/products").
     await nav('Request log').click();
@@ -476,9 +476,7 @@ describe('portal in a browser', () => {
   }, 60_000);
 
   it('an address that names no page says so (it showed another page under it), and times name their zone', async () => {
-    await page.getByLabel('Email').fill('ops@acme.test');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     for (const address of ['/portal/foo', '/portal/webhooks/not-a-uuid', '/portal/requests/zzz']) {
       await page.goto(`${base}${address}`);

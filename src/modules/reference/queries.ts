@@ -1,9 +1,8 @@
 // Every statement on the reference data (locations, vendors, tags, media assets); each takes the
 // handle, then the scope.
-import { sql, type Insertable, type Updateable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { MediaAssetsTable } from '../../db/schema.ts';
-import { updateRow } from '../../db/rows.ts';
 import { atVisibleLocation, merchantRow, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 
@@ -42,8 +41,6 @@ export type NewMediaAsset = Omit<Insertable<MediaAssetsTable>, 'merchant_id'>;
 export function insertMediaAsset(db: Database, scope: Scope, values: NewMediaAsset) {
   return db.insertInto('media_assets').values(merchantRow(scope, values)).returning(assetColumns).executeTakeFirstOrThrow();
 }
-
-export const updateMediaAsset = (db: Database, scope: Scope, id: string, set: Updateable<MediaAssetsTable>) => updateRow(db, scope, 'media_assets', id, set);
 
 /**
  * Sets an asset's url, kind and alt when any differs (then its updated_at moves too); resolves with
