@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { retryDue, startWorker, type Worker } from '../src/events/worker.ts';
 import { sql } from 'kysely';
 import { createTransport } from '../src/events/transport.ts';
-import { json, problem, shutDown, startMerchantApp, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
+import { json, portalJson, problem, shutDown, startMerchantApp, startTestApp, testConfig, type TestApp, type TestMerchant } from './helpers.ts';
 import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 import { verify } from './webhook-signature.ts';
 import { receivingEndpoint } from './fixtures.ts';
@@ -186,6 +186,40 @@ describe('delivery', () => {
     expect(receiver.received).toHaveLength(1);
     const list = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data;
     expect(list.map((d) => [d.status, d.last_status_code])).toEqual([['failed', 410]]);
+  });
+
+  it('the portal says why an endpoint is disabled: a 410 Gone, or by hand (it showed "disabled" and no reason)', async () => {
+    const ep = await endpoint(['product.created']);
+    receiver.script.push({ status: 410 });
+    await t.api(key, 'POST', '/products', { title: 'Gone for the portal' });
+    await worker.tick();
+    json(await m.op('POST', '/users', { email: 'gone@acme.test', password: 'correct horse battery' }), 201, 'createPortalUser');
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/portal/api/login',
+      payload: { email: 'gone@acme.test', password: 'correct horse battery' },
+      remoteAddress: '10.0.41.1',
+    });
+    const cookie = String(login.headers['set-cookie']).split(';')[0];
+    const portalGet = (url: string) => t.app.inject({ method: 'GET', url: `/portal/api${url}`, headers: { cookie } });
+    const shown = async () => portalJson(await portalGet(`/webhook-endpoints/${ep.id}`), 200, 'GET /portal/api/webhook-endpoints/:id').data.disabled;
+    const gone = await shown();
+    expect(gone).toEqual({ reason: 'gone', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    const listed = portalJson(await portalGet('/webhook-endpoints'), 200, 'GET /portal/api/webhook-endpoints').data;
+    expect(listed.find((e) => e.id === ep.id)?.disabled).toEqual(gone);
+    // Disabling it again keeps the first reason; enabling clears it; disabling by hand says so.
+    json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { status: 'disabled' }), 200, 'updateWebhookEndpoint');
+    expect(await shown()).toEqual(gone);
+    json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { status: 'enabled' }), 200, 'updateWebhookEndpoint');
+    expect(await shown()).toBe(null);
+    json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { status: 'disabled' }), 200, 'updateWebhookEndpoint');
+    expect(await shown()).toEqual({ reason: 'manual', at: expect.any(String) });
+    // Enabled again, a later 410 disables it as gone.
+    json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { status: 'enabled' }), 200, 'updateWebhookEndpoint');
+    receiver.script.push({ status: 410 });
+    await t.api(key, 'POST', '/products', { title: 'Gone again' });
+    await worker.tick();
+    expect((await shown())?.reason).toBe('gone');
   });
 
   it('does not follow redirects, and times out slow receivers', async () => {

@@ -15,6 +15,7 @@ import * as portalConsole from './migrations/0008_portal_console.ts';
 import * as deliveryWake from './migrations/0009_delivery_wake.ts';
 import * as warehouseFilters from './migrations/0010_warehouse_filters.ts';
 import * as requestLogUnchecked from './migrations/0011_request_log_unchecked.ts';
+import * as endpointDisabledReason from './migrations/0012_endpoint_disabled_reason.ts';
 
 export const migrations: { name: string; statements: string[] }[] = [
   { name: '0001_foundation', statements: foundation.statements },
@@ -27,6 +28,7 @@ export const migrations: { name: string; statements: string[] }[] = [
   { name: '0009_delivery_wake', statements: deliveryWake.statements },
   { name: '0010_warehouse_filters', statements: warehouseFilters.statements },
   { name: '0011_request_log_unchecked', statements: requestLogUnchecked.statements },
+  { name: '0012_endpoint_disabled_reason', statements: endpointDisabledReason.statements },
 ];
 
 /**

@@ -257,6 +257,8 @@ export interface WebhookEndpointsTable extends Stamped {
   signing_secret: string;
   previous_signing_secret: string | null;
   previous_secret_expires_at: NullableStamp;
+  disabled_reason: 'gone' | 'manual' | null;
+  disabled_at: NullableStamp;
 }
 
 export interface EventsTable {

@@ -287,7 +287,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
     recording = false;
   }
 
-  /** One statement for the batch: settles each delivery still leased to us, logs every attempt, disables endpoints that answered 410. */
+  /** One statement for the batch: settles each delivery still leased to us, logs every attempt, disables endpoints that answered 410 (saying so: `disabled_reason` gone). */
   async function record(batch: Outcome[]) {
     const rows = batch.map((o) => ({
       id: o.c.id,
@@ -325,8 +325,8 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
         select merchant_id, id, attempt, status_code, duration_ms, response_excerpt, error, request_headers, request_body from outcome
       )
       update webhook_endpoints e
-         set status = 'disabled', updated_at = clock_timestamp()
-       where e.id in (select o.endpoint_id from outcome o join settled s on s.id = o.id where o.gone)`.execute(db);
+         set status = 'disabled', disabled_reason = 'gone', disabled_at = clock_timestamp(), updated_at = clock_timestamp()
+       where e.id in (select o.endpoint_id from outcome o join settled s on s.id = o.id where o.gone) and e.status = 'enabled'`.execute(db);
     for (const o of batch) {
       if (o.retryIn !== null && autoStart) wakeAt(Date.now() + o.retryIn * 1000);
       webhookAttempts.inc({ outcome: o.status === 'pending' ? 'retrying' : o.status });

@@ -21,6 +21,7 @@ import {
   PORTAL_MAX_ENDPOINTS,
   deleteEndpoint,
   getEndpoint,
+  getEndpointState,
   listAttempts,
   listEndpoints,
   resendDelivery,
@@ -157,7 +158,7 @@ const api: FastifyPluginAsyncTypebox = async (app) => {
     return { data: await createEndpoint(ctx(req), req.body, allowPrivate, PORTAL_MAX_ENDPOINTS), request_id: req.id };
   });
   app.get('/webhook-endpoints/:id', { schema: { ...hidden, params: Id, response: ok(EndpointWithHealth) } }, async (req) => {
-    const [endpoint, health] = await Promise.all([getEndpoint(ctx(req), req.params.id), endpointHealth(ctx(req))]);
+    const [endpoint, health] = await Promise.all([getEndpointState(ctx(req), req.params.id), endpointHealth(ctx(req))]);
     return { data: { ...endpoint, health: health.get(endpoint.id) ?? emptyHealth() }, request_id: req.id };
   });
   app.patch('/webhook-endpoints/:id', { schema: { ...hidden, params: Id, body: EndpointPatch, response: ok(Endpoint) } }, async (req) => ({

@@ -7,7 +7,7 @@ import { Nullable, Uuid } from '../http/schemas.ts';
 import { isInstant } from '../http/validation.ts';
 import { ApiKey } from '../modules/api-keys/schemas.ts';
 import { RequestStats } from '../modules/request-log/schemas.ts';
-import { Endpoint, EndpointHealth, PortalDelivery } from '../modules/webhook-endpoints/schemas.ts';
+import { Endpoint, EndpointHealth, EndpointState, PortalDelivery } from '../modules/webhook-endpoints/schemas.ts';
 
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ data, request_id: Uuid() });
 /** Rows per page of a newest-first portal list. */
@@ -48,7 +48,7 @@ export const Location = Type.Object({ id: Uuid(), name: Type.String() });
 
 export const NewApiKey = Type.Object({ ...ApiKey.properties, secret: Type.String({ description: 'Shown once' }) });
 
-export const EndpointWithHealth = Type.Object({ ...Endpoint.properties, health: EndpointHealth });
+export const EndpointWithHealth = Type.Object({ ...EndpointState.properties, health: EndpointHealth });
 export const NewEndpoint = Type.Object({ ...Endpoint.properties, signing_secret: Type.String() });
 export const SigningSecret = Type.Object({ signing_secret: Type.String() });
 

@@ -467,6 +467,10 @@ describe('portal in a browser', () => {
     await page.goto(`${base}/portal/webhooks/${endpointId}`);
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.getByText('Endpoint disabled.').waitFor();
+    // The page says why it is disabled (a receiver's 410 Gone says so too: test/webhooks.test.ts).
+    await until(() => page.getByTestId('disabled-reason').textContent()).toMatch(
+      /^Disabled by hand .+\. Events raised while it is disabled are not sent to it\.$/,
+    );
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText('Test event queued: it is sent once the endpoint is enabled.').waitFor();
     await page.getByRole('button', { name: 'Enable' }).click();

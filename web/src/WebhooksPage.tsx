@@ -26,6 +26,28 @@ export function HealthLine({ health }: { health: Health }) {
   );
 }
 
+/**
+ * Why an endpoint is disabled, in words: a receiver's 410 Gone disables it by itself (contract §7),
+ * and nothing else on the page would say why deliveries stopped.
+ */
+export function DisabledNote({ endpoint }: { endpoint: EndpointWithHealth }) {
+  const d = endpoint.disabled;
+  if (endpoint.status !== 'disabled') return null;
+  if (d?.reason === 'gone') {
+    return (
+      <p className="danger-text small" data-testid="disabled-reason">
+        Disabled automatically {when(d.at)}: a delivery was answered 410 Gone. Events raised while it is disabled are not sent to it; enable it once the
+        receiver is back.
+      </p>
+    );
+  }
+  return (
+    <p className="muted small" data-testid="disabled-reason">
+      {d ? `Disabled by hand ${when(d.at)}.` : 'Disabled.'} Events raised while it is disabled are not sent to it.
+    </p>
+  );
+}
+
 export function WebhooksPage({ meta, locations, navigate }: Shared) {
   const endpoints = useLoad(() => api<EndpointWithHealth[]>('GET', '/webhook-endpoints'), []);
   const [creating, setCreating] = useState(false);
@@ -44,7 +66,15 @@ export function WebhooksPage({ meta, locations, navigate }: Shared) {
     },
     { label: 'Events', cell: (e) => `${e.events.length} event${e.events.length === 1 ? '' : 's'}` },
     { label: 'Locations', cell: (e) => locationNames(e.location_ids, locations) },
-    { label: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
+    {
+      label: 'Status',
+      cell: (e) => (
+        <>
+          <StatusBadge status={e.status} />
+          {e.disabled?.reason === 'gone' && <div className="small danger-text">answered 410 Gone</div>}
+        </>
+      ),
+    },
     { label: 'Health (24 h)', cell: (e) => <HealthLine health={e.health} /> },
   ];
   return (
@@ -203,6 +233,7 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
             {endpoint.description ?? 'No description'} · {locationNames(endpoint.location_ids, locations)} · <StatusBadge status={endpoint.status} />
           </p>
           <HealthLine health={endpoint.health} />
+          <DisabledNote endpoint={endpoint} />
         </div>
         <div className="buttons">
           <button

@@ -6,7 +6,7 @@ import type { DB } from '../../db/schema.ts';
 import { merchantRow, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 
-const COLUMNS = ['id', 'url', 'description', 'events', 'location_ids', 'status', 'created_at', 'updated_at'] as const;
+const COLUMNS = ['id', 'url', 'description', 'events', 'location_ids', 'status', 'disabled_reason', 'disabled_at', 'created_at', 'updated_at'] as const;
 
 export function insertEndpoint(
   db: Database,
@@ -64,6 +64,23 @@ export function updateEndpointRow(db: Database, scope: Scope, id: string, set: U
     .where('id', '=', id)
     .returning(COLUMNS)
     .executeTakeFirst();
+}
+
+/**
+ * The columns a status change sets: disabling records that it was done by hand (`manual`; a
+ * receiver's 410 records `gone`, src/events/worker.ts) unless the endpoint was disabled already,
+ * which keeps the first reason; enabling clears the reason.
+ */
+export function statusChange(status: 'enabled' | 'disabled' | undefined): UpdateObject<DB, 'webhook_endpoints'> {
+  if (status === 'enabled') return { status, disabled_reason: null, disabled_at: null };
+  if (status === 'disabled') {
+    return {
+      status,
+      disabled_reason: sql<'manual'>`case when status = 'enabled' then 'manual' else disabled_reason end`,
+      disabled_at: sql<Date>`case when status = 'enabled' then clock_timestamp() else disabled_at end`,
+    };
+  }
+  return {};
 }
 
 /** The new secret signs from now on; the old one keeps signing beside it for 24 hours. */

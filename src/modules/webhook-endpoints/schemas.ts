@@ -17,6 +17,19 @@ export const Endpoint = Type.Object({
 
 export type Endpoint = Static<typeof Endpoint>;
 
+/** The portal's view of an endpoint: why and since when it is disabled (null while it is enabled). */
+export const EndpointState = Type.Object({
+  ...Endpoint.properties,
+  disabled: Nullable(
+    Type.Object({
+      /** gone: a delivery was answered 410 Gone; manual: disabled in the portal or the operator API. */
+      reason: Type.Union([Type.Literal('gone'), Type.Literal('manual')]),
+      at: Timestamp(),
+    }),
+  ),
+});
+export type EndpointState = Static<typeof EndpointState>;
+
 const strict = { additionalProperties: false } as const;
 const EndpointFields = {
   url: Type.String({

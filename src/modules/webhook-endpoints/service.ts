@@ -22,12 +22,13 @@ import {
   selectEndpointPage,
   selectEndpoints,
   selectSigningSecret,
+  statusChange,
   updateEndpointRow,
   type DeliveryRow,
   type EndpointRow,
 } from './queries.ts';
 import { savedUrlRefusal } from './endpoint-url.ts';
-import type { Delivery, Endpoint, EndpointBody, EndpointPatch } from './schemas.ts';
+import type { Delivery, Endpoint, EndpointBody, EndpointPatch, EndpointState } from './schemas.ts';
 
 // The columns hold what the body schemas let in; the guards give the presenters the published enums' types.
 const subscribable = new Set<string>(EVENT_TYPES);
@@ -113,8 +114,20 @@ export async function createEndpoint(ctx: Ctx, input: EndpointBody, allowPrivate
   return { ...presentEndpoint(row), signing_secret };
 }
 
-export async function listEndpoints(ctx: Ctx): Promise<Endpoint[]> {
-  return (await selectEndpoints(ctx.db, ctx)).map(presentEndpoint);
+/** An endpoint as the portal shows it: with why and since when it is disabled (`disabled`, null when enabled). */
+export function presentEndpointState(e: EndpointRow): EndpointState {
+  const disabled =
+    e.status === 'disabled' && e.disabled_reason !== null && e.disabled_at !== null ? { reason: e.disabled_reason, at: iso(e.disabled_at) } : null;
+  return { ...presentEndpoint(e), disabled };
+}
+
+/** The merchant's endpoints, newest first, as the portal shows them. */
+export async function listEndpoints(ctx: Ctx): Promise<EndpointState[]> {
+  return (await selectEndpoints(ctx.db, ctx)).map(presentEndpointState);
+}
+
+export async function getEndpointState(ctx: Ctx, id: string): Promise<EndpointState> {
+  return presentEndpointState(await endpointRow(ctx, id));
 }
 
 /** A page of the merchant's endpoints in list order, (updated_at, id) ascending (the operator API). */
@@ -141,7 +154,7 @@ export async function updateEndpoint(ctx: Ctx, id: string, patch: EndpointPatch,
     events: patch.events && [...new Set(patch.events)],
     location_ids: patch.location_ids === undefined ? undefined : storedLocationIds(patch.location_ids),
     description: patch.description,
-    status: patch.status,
+    ...statusChange(patch.status),
   });
   if (!row) throw notFound('webhook endpoint');
   return presentEndpoint(row);
