@@ -1,5 +1,6 @@
 // Fulfillments and tracking, including Idempotency-Key behaviour and scope aliases.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { countStatements, ISO_TIMESTAMP, json, startMerchantApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { addStock, events, fulfil, ledger, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
 
@@ -189,6 +190,26 @@ describe('POST /fulfillments', () => {
     expect(json(await m.op('POST', `/orders/${order.id}/cancel`, {}), 200, 'cancelOrder').data.status).toBe('cancelled');
     expect(await level(p.variants[0].id)).toMatchObject({ on_hand: before.on_hand, committed: before.committed - 1 });
     expect(json(await t.api(key, 'GET', `/inventory?variant_id=${gone.variants[0].id}`), 200, 'listInventory').data).toEqual([]);
+  });
+});
+
+describe('stock bounds', () => {
+  it('on_hand stays above -1,000,000,000: a fulfillment past it is 422 naming its items, and writes nothing (int overflow was a 500)', async () => {
+    const order = await newOrder(1, 5);
+    const b = p.variants[1].id;
+    // Where shipping a billion units that were never there leaves it, written directly.
+    await sql`update inventory_levels set on_hand = -999999998 where variant_id = ${b} and location_id = ${m.locations[0]}`.execute(t.database.db);
+    const before = await level(b);
+    const refused = json(await fulfil(t, key, order, [1, 3]), 422, 'createFulfillment');
+    expect(refused.errors).toEqual([{ path: '/items/1/quantity', message: 'would leave on_hand at -1000000001, below -1000000000', code: 'out_of_range' }]);
+    expect(await level(b)).toEqual(before);
+    expect(json(await t.api(key, 'GET', `/orders/${order.id}`), 200, 'getOrder').data.line_items.map((l) => l.fulfilled_quantity)).toEqual([0, 0]);
+    json(await fulfil(t, key, order, [1, 2]), 201, 'createFulfillment');
+    const committed = before.committed - 2;
+    expect(await level(b)).toMatchObject({ on_hand: -1_000_000_000, committed, available: -1_000_000_000 - committed });
+    // At int's edge: refused by name too.
+    await sql`update inventory_levels set on_hand = -2147483000 where variant_id = ${b} and location_id = ${m.locations[0]}`.execute(t.database.db);
+    expect(json(await fulfil(t, key, order, [0, 3]), 422, 'createFulfillment').errors).toMatchObject([{ path: '/items/0/quantity', code: 'out_of_range' }]);
   });
 });
 

@@ -6,7 +6,7 @@ import type { Ctx } from '../../http/context.ts';
 import { AppError, found, invalid, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import type { JsonText } from '../../http/serialize.ts';
-import { inventoryUpdated, moveStock } from '../inventory/queries.ts';
+import { inventoryUpdated, levelKey, moveStock, STOCK_BOUND } from '../inventory/queries.ts';
 import { fulfillmentStatusOf } from '../orders/records/present.ts';
 import {
   addFulfilledQuantities,
@@ -93,6 +93,17 @@ export async function createFulfillment(ctx: Ctx, input: FulfillmentCreate): Pro
         apiKeyId: ctx.apiKeyId,
       })),
     );
+
+    // Stock shipped that was not there leaves on_hand below 0; beyond -STOCK_BOUND it is refused by name.
+    const below: FieldError[] = [];
+    input.items.forEach((it, i) => {
+      const line = lineById.get(it.merchant_order_item_id)!;
+      const level = line.variant_id && line.variant_exists ? levels.get(levelKey(line.variant_id, order.fulfillment_location_id)) : undefined;
+      if (level && level.on_hand < -STOCK_BOUND) {
+        below.push({ path: `/items/${i}/quantity`, message: `would leave on_hand at ${level.on_hand}, below -${STOCK_BOUND}`, code: 'out_of_range' });
+      }
+    });
+    if (below.length) throw invalidFields(below);
 
     const status = fulfillmentStatusOf(lines);
     await updateOrderState(trx, ctx, order.id, { fulfillment_status: status, ...(status === 'fulfilled' ? { status: 'closed' as const } : {}) });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { countStatements, ISO_TIMESTAMP, json, startMerchantApp, untypedJson, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { requestBodySchema, type DocumentShape } from '../../../test/contract.ts';
-import { events, ledger, makeProduct, placeOrder, WAREHOUSE, syncConnectedProduct, type MadeProduct } from '../../../test/fixtures.ts';
+import { events, fulfil, ledger, makeProduct, placeOrder, WAREHOUSE, syncConnectedProduct, type MadeProduct } from '../../../test/fixtures.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -113,6 +113,24 @@ describe('POST /inventory/adjustments', () => {
     expect((await rowsOf(variant)).map((r) => r.on_hand)).toEqual([2147482000]);
   });
 
+  it('stock received while on_hand is below 0 is taken; only a row that makes on_hand negative is refused (+3 on -8 was refused)', async () => {
+    const [v] = (await makeProduct(t, m, 'Backorder', [{ sku: 'INV-BACK', price: 1, inventory_policy: 'continue' }])).variants.map((x) => x.id);
+    const at = m.locations[2];
+    // A continue-policy variant shipped without stock: on_hand goes below 0 (docs/warehouse.md).
+    json(await fulfil(t, key, await placeOrder(m, at, [{ variant_id: v, quantity: 8 }]), [8]), 201, 'createFulfillment');
+    expect((await rowsOf(v)).map((r) => [r.on_hand, r.committed, r.available])).toEqual([[-8, 0, -8]]);
+    const row = (adjustment: number) => ({ variant_id: v, fulfillment_location_id: at, adjustment, reason: 'received' });
+    expect(json(await adjust(key, [row(3), row(4)]), 200, 'adjustInventory').data.map((r) => r.on_hand)).toEqual([-1, -1]);
+    expect((await refusedBatch(key, [row(-1)])).errors).toEqual([
+      { path: '/adjustments/0/adjustment', message: 'would leave on_hand at -2', code: 'negative_on_hand' },
+    ]);
+    expect((await refusedBatch(key, [row(2), row(-2)])).errors).toEqual([
+      { path: '/adjustments/1/adjustment', message: 'would leave on_hand at -1', code: 'negative_on_hand' },
+    ]);
+    expect(json(await adjust(key, [row(1)]), 200, 'adjustInventory').data.map((r) => r.on_hand)).toEqual([0]);
+    expect((await ledger(t, v)).map((l) => l.on_hand_delta)).toEqual([0, -8, 3, 4, 1]);
+  });
+
   it('names unknown and ambiguous SKUs, unknown variants and locations, zero deltas and missing variant references', async () => {
     const other = await t.merchant({ locations: 1 });
     const foreign = await makeProduct(t, other, 'Foreign', [{ sku: 'INV-FOREIGN', price: 1 }]);
@@ -165,8 +183,8 @@ describe('POST /inventory/adjustments', () => {
     expect(res.errors).toEqual([
       { path: '/adjustments/0/sku', message: 'matches no variant of this merchant', code: 'unknown_sku' },
       { path: '/adjustments/2/adjustment', message: 'would leave on_hand at -2', code: 'negative_on_hand' },
+      // A row of 0 moves nothing: it does not make on_hand negative (it is refused as 0 only).
       { path: '/adjustments/3/adjustment', message: 'must not be 0', code: 'out_of_range' },
-      { path: '/adjustments/3/adjustment', message: 'would leave on_hand at -2', code: 'negative_on_hand' },
     ]);
     expect((await rowsOf(a)).find((r) => r.fulfillment_location_id === m.locations[0])!.on_hand).toBe(onHand);
     expect((await ledger(t, a)).length).toBe(ledgerBefore);

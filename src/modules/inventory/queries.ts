@@ -26,6 +26,16 @@ export interface StockMove {
   apiKeyId?: string | null;
 }
 
+/**
+ * The bound of an inventory row's numbers: on_hand at most this (adjustments), committed at most
+ * this (order intake), on_hand at least minus this (fulfillments of stock not there). One write
+ * moves at most 100 × 1,000,000 (adjustments) or 250 × 100,000 units (an order's lines), so a row
+ * at a bound plus a whole write, and available (on_hand - committed), still fit the int columns:
+ * a write past a bound is refused by name (422 out_of_range), never a 500 from PostgreSQL's
+ * arithmetic.
+ */
+export const STOCK_BOUND = 1_000_000_000;
+
 /** The key of an inventory row among a batch's results. */
 export const levelKey = (variantId: string, locationId: string) => `${variantId}|${locationId}`;
 
@@ -40,7 +50,7 @@ const inventoryJson = (level: string, variant: string) =>
       ...columnsOf(level, { id: 'id', variant_id: 'variant_id' }),
       ...columnsOf(variant, { product_id: 'product_id', sku: 'sku' }),
       ...columnsOf(level, { fulfillment_location_id: 'location_id', on_hand: 'on_hand', committed: 'committed' }),
-      available: sql`${sql.ref(`${level}.on_hand`)} - ${sql.ref(`${level}.committed`)}`,
+      available: sql`${sql.ref(`${level}.on_hand`)}::bigint - ${sql.ref(`${level}.committed`)}`,
       updated_at: isoSql(`${level}.updated_at`),
     })}::text`,
   );
@@ -83,9 +93,11 @@ export async function moveStock(trx: Database, scope: Scope, moves: StockMove[])
        group by m.variant_id, m.location_id
        order by m.variant_id, m.location_id
       on conflict (variant_id, location_id) do update
-         -- Capped at int's maximum rather than failing: a row already beyond MAX_ON_HAND (stored before
-         -- the bound) then ends at the cap, which the service's check refuses by name.
-         set on_hand = least(l.on_hand::bigint + excluded.on_hand, 2147483647), committed = l.committed + excluded.committed, updated_at = clock_timestamp()
+         -- Kept within int rather than failing: a row already beyond STOCK_BOUND (stored before the
+         -- bounds) then ends at int's limit, which the service's checks refuse by name.
+         set on_hand = greatest(least(l.on_hand::bigint + excluded.on_hand, 2147483647), -2147483648),
+             committed = greatest(least(l.committed::bigint + excluded.committed, 2147483647), -2147483648),
+             updated_at = clock_timestamp()
        where ${ofMerchant('l', scope)}
       returning l.id, l.variant_id, l.location_id, l.on_hand, l.committed, l.updated_at
     )

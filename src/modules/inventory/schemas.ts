@@ -14,9 +14,9 @@ export const InventoryRowSchema = component(
     product_id: Uuid(),
     sku: Nullable(Type.String()),
     fulfillment_location_id: Uuid(),
-    on_hand: Type.Integer(),
-    committed: Type.Integer({ description: 'Held by open orders, not yet fulfilled.' }),
-    available: Type.Integer({ description: 'on_hand - committed; may be negative for continue-policy variants.' }),
+    on_hand: Type.Integer({ description: 'Units at the location, -1,000,000,000..1,000,000,000; below 0 after stock that was not there was fulfilled.' }),
+    committed: Type.Integer({ description: 'Held by open orders, not yet fulfilled; at most 1,000,000,000.' }),
+    available: Type.Integer({ description: 'on_hand - committed; negative when open orders hold more than is on hand.' }),
     updated_at: Timestamp(),
   }),
 );
@@ -47,7 +47,8 @@ export const AdjustmentRow = Type.Object(
     adjustment: Type.Integer({
       minimum: -1_000_000,
       maximum: 1_000_000,
-      description: 'Signed change of on_hand; not 0. on_hand stays within 0..1,000,000,000 (out_of_range above).',
+      description:
+        'Signed change of on_hand; not 0. A row may not make on_hand negative (negative_on_hand; stock received while it is below 0 is taken) nor raise it above 1,000,000,000 (out_of_range).',
     }),
     reason: Type.Optional(Type.String({ maxLength: 500 })),
   },

@@ -13,16 +13,10 @@ import {
   moveStock,
   selectInventoryPage,
   selectInventoryRow,
+  STOCK_BOUND,
   type StockMove,
 } from './queries.ts';
 import type { Adjustment, InventoryFilters, InventoryRow } from './schemas.ts';
-
-/**
- * The most units one inventory row may hold. A batch moves at most 100 × 1,000,000 units, so a row
- * at this bound plus a whole batch still fits the column's int: the batch is refused by name
- * (422 out_of_range) instead of failing in PostgreSQL's arithmetic (a 500).
- */
-export const MAX_ON_HAND = 1_000_000_000;
 
 /** The row a problem of the batch names: 4 for "/adjustments/4/sku". */
 const rowIndex = (path: string) => Number(path.split('/')[2]);
@@ -127,9 +121,12 @@ export async function adjustInventory(ctx: Ctx, adjustments: Adjustment[]): Prom
       const key = levelKey(r.variantId, r.locationId);
       const after = onHand.get(key)! + r.onHandDelta;
       onHand.set(key, after);
-      if (after < 0) errors.push({ path: at(r.index, 'adjustment'), message: `would leave on_hand at ${after}`, code: 'negative_on_hand' });
-      else if (after > MAX_ON_HAND && r.onHandDelta > 0)
-        errors.push({ path: at(r.index, 'adjustment'), message: `would leave on_hand at ${after}, above ${MAX_ON_HAND}`, code: 'out_of_range' });
+      // A row that makes on_hand negative is refused; stock received while on_hand is below 0 (a
+      // continue-policy variant fulfilled without stock) only reduces the deficit, and is taken.
+      if (after < 0 && r.onHandDelta < 0)
+        errors.push({ path: at(r.index, 'adjustment'), message: `would leave on_hand at ${after}`, code: 'negative_on_hand' });
+      else if (after > STOCK_BOUND && r.onHandDelta > 0)
+        errors.push({ path: at(r.index, 'adjustment'), message: `would leave on_hand at ${after}, above ${STOCK_BOUND}`, code: 'out_of_range' });
     }
     // In row order; within a row, what it names before the stock it would leave (a stable sort).
     if (errors.length) throw invalidFields(errors.sort((a, b) => rowIndex(a.path) - rowIndex(b.path)));

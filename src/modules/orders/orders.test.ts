@@ -1,5 +1,6 @@
 // Orders: operator intake and cancellation, integration reads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { countStatements, ISO_TIMESTAMP, json, startMerchantApp, walk, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
 import { addStock, events, fulfil, ledger, makeProduct, placeOrder, WAREHOUSE, type MadeProduct } from '../../../test/fixtures.ts';
 
@@ -204,6 +205,35 @@ describe('order intake (operator API)', () => {
       line_items: [{ variant_id: tee.variants[0].id, quantity: 1 }],
     });
     expect(res.statusCode).toBe(404);
+  });
+});
+
+describe('stock bounds', () => {
+  it('committed stays within 1,000,000,000: an order past it is 422 naming its lines, never an integer overflow (86 orders of 250 × 100,000 gave a 500 on every retry)', async () => {
+    const [v] = (await makeProduct(t, m, 'Bulk order', [{ sku: 'ORD-BULK', price: 0, inventory_policy: 'continue' }])).variants.map((x) => x.id);
+    const at = m.locations[1];
+    await placeOrder(m, at, [{ variant_id: v, quantity: 100_000 }]);
+    // Where forty orders of 250 lines × 100,000 leave it, written directly (the requests take minutes).
+    await sql`update inventory_levels set committed = 999950000 where variant_id = ${v}`.execute(t.database.db);
+    const before = await inventoryOf(v, at);
+    const message = 'would commit 1000010000 units of this variant at this location, above 1000000000';
+    expect(
+      (
+        await refusedIntake(at, [
+          { variant_id: v, quantity: 30_000 },
+          { variant_id: v, quantity: 30_000 },
+        ])
+      ).errors,
+    ).toEqual([
+      { path: '/line_items/0/quantity', message, code: 'out_of_range' },
+      { path: '/line_items/1/quantity', message, code: 'out_of_range' },
+    ]);
+    expect(await inventoryOf(v, at)).toEqual(before);
+    await placeOrder(m, at, [{ variant_id: v, quantity: 50_000 }]);
+    expect(await inventoryOf(v, at)).toMatchObject({ on_hand: 0, committed: 1_000_000_000, available: -1_000_000_000 });
+    // At int's edge (a row stored before the bound): refused by name as well, not PostgreSQL's "integer out of range".
+    await sql`update inventory_levels set committed = 2147480000 where variant_id = ${v}`.execute(t.database.db);
+    expect((await refusedIntake(at, [{ variant_id: v, quantity: 100_000 }])).errors).toMatchObject([{ path: '/line_items/0/quantity', code: 'out_of_range' }]);
   });
 });
 

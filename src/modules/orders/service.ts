@@ -6,7 +6,7 @@ import type { Ctx } from '../../http/context.ts';
 import { AppError, fieldsProblem, found, invalidFields, notFound, type FieldError } from '../../http/errors.ts';
 import type { PageRequest } from '../../http/paging.ts';
 import type { JsonText } from '../../http/serialize.ts';
-import { inventoryUpdated, knownLocations, levelKey, moveStock, type StockMove } from '../inventory/queries.ts';
+import { inventoryUpdated, knownLocations, levelKey, moveStock, STOCK_BOUND, type StockMove } from '../inventory/queries.ts';
 import { fulfillmentStatusOf, group } from './records/present.ts';
 import {
   addFulfilledQuantities,
@@ -106,8 +106,13 @@ export async function createOrder(ctx: Ctx, input: OrderIntake): Promise<Order> 
       })),
     );
     const short: FieldError[] = [];
+    const beyond: FieldError[] = [];
     for (const c of perVariant) {
       const level = levels.get(levelKey(c.variantId, input.fulfillment_location_id))!;
+      if (level.committed > STOCK_BOUND) {
+        const message = `would commit ${level.committed} units of this variant at this location, above ${STOCK_BOUND}`;
+        for (const i of c.indexes) beyond.push({ path: `/line_items/${i}/quantity`, message, code: 'out_of_range' });
+      }
       if (c.policy === 'deny' && level.available < 0) {
         for (const i of c.indexes) {
           short.push({
@@ -118,6 +123,7 @@ export async function createOrder(ctx: Ctx, input: OrderIntake): Promise<Order> 
         }
       }
     }
+    if (beyond.length) throw invalidFields(beyond.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })));
     if (short.length) {
       short.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true }));
       throw fieldsProblem('insufficient_inventory', short);
