@@ -212,6 +212,32 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     expect(json(await t.api(key, 'GET', `/inventory?variant_id=${going.id}`), 200, 'listInventory').data).toEqual([]);
   });
 
+  it('tracking attached while the order is cancelled stays shipped with its units out (the cancel cancelled it and put them back on hand)', async () => {
+    const q = await makeProduct(t, m, 'Tracked race', [{ sku: 'CON-TRACKED', price: 1 }]);
+    const v = q.variants[0].id;
+    await addStock(t, key, v, m.locations[0], 10);
+    const order = await placeOrder(m, m.locations[0], [{ variant_id: v, quantity: 3 }]);
+    const f = json(await fulfil(t, key, order, [2]), 201, 'createFulfillment').data;
+    // Tracking being attached (the row as attachTracking writes it), held open while the cancel
+    // arrives: the cancel has locked the order and waits on the fulfillment.
+    await holding("update fulfillments set status = 'shipped', tracking_number = 'TN-RACE' where id = $1", [f.id], async (client) => {
+      const cancel = m.op('POST', `/orders/${order.id}/cancel`, {});
+      const waiting = () => lockWaiters(client);
+      await waitFor(async () => (await waiting()) >= 1, { deadlineMs: 10_000, what: 'the cancel waiting on the fulfillment', describe: waiting });
+      await client.query('commit');
+      const cancelled = json(await cancel, 200, 'cancelOrder').data;
+      expect([cancelled.status, cancelled.fulfillment_status, cancelled.line_items.map((l) => l.fulfilled_quantity)]).toEqual([
+        'cancelled',
+        'partially_fulfilled',
+        [2],
+      ]);
+    });
+    const shipped = json(await t.api(key, 'GET', `/fulfillments/${f.id}`), 200, 'getFulfillment').data;
+    expect([shipped.status, shipped.tracking?.tracking_number]).toEqual(['shipped', 'TN-RACE']);
+    // 2 shipped stay out of on_hand; the 1 unfulfilled is released.
+    expect(await onHand(v)).toMatchObject({ on_hand: 8, committed: 0 });
+  });
+
   it('a PATCH taking a SKU that a concurrent write takes first is 422 taken, not 500', async () => {
     const one = await makeProduct(t, m, 'Sku one', [{ sku: 'CON-SKU-1', price: 1 }]);
     const two = await makeProduct(t, m, 'Sku two', [{ sku: 'CON-SKU-2', price: 1 }]);

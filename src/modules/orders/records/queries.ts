@@ -162,6 +162,10 @@ export function updateOrderState(
 
 /** The order's pending fulfillments and, per line item, the quantity they hold. One statement. */
 export async function pendingFulfillments(trx: Database, scope: Scope, orderId: string) {
+  // Locked (in id order), so tracking attached meanwhile (it locks only the fulfillment, not the
+  // order) either commits first, and the shipped fulfillment is no longer read as pending, or waits
+  // and then finds it cancelled (409). Unlocked, a fulfillment shipped in between was cancelled and
+  // its units put back on hand.
   const rows = await trx
     .selectFrom('fulfillments as f')
     .leftJoin('fulfillment_items as i', (join) => join.onRef('i.fulfillment_id', '=', 'f.id').on(ofMerchant('i', scope)))
@@ -169,6 +173,8 @@ export async function pendingFulfillments(trx: Database, scope: Scope, orderId: 
     .where(ofMerchant('f', scope))
     .where('f.order_id', '=', orderId)
     .where('f.status', '=', 'pending')
+    .orderBy('f.id')
+    .forUpdate('f')
     .execute();
   const quantityByLine = new Map<string, number>();
   for (const it of rows) if (it.line_item_id !== null) quantityByLine.set(it.line_item_id, (quantityByLine.get(it.line_item_id) ?? 0) + (it.quantity ?? 0));
@@ -182,5 +188,6 @@ export async function cancelFulfillments(trx: Database, scope: Scope, ids: strin
     .set({ status: 'cancelled', updated_at: sql`clock_timestamp()` })
     .where(ofMerchant('fulfillments', scope))
     .where('id', 'in', ids)
+    .where('status', '=', 'pending')
     .execute();
 }
