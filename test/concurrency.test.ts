@@ -238,6 +238,37 @@ describe.runIf(onPostgres())('concurrency on PostgreSQL', () => {
     expect(await onHand(v)).toMatchObject({ on_hand: 8, committed: 0 });
   });
 
+  it('a SKU rename locks its inventory rows in the order stock writes do: no deadlock (it locked them in table order, a 500)', async () => {
+    const many = await t.merchant({ locations: 6 });
+    const manyKey = await many.key([...WAREHOUSE, 'products.write']);
+    const q = json(await t.api(manyKey, 'POST', '/products', { title: 'Renamed', variants: [{ sku: 'CON-REN-0', price: 1 }] }), 201, 'createProduct').data;
+    const v = q.variants[0].id;
+    // Rows made one batch at a time in descending location order: the table holds them that way.
+    const locations = [...many.locations].sort().reverse();
+    for (const l of locations) {
+      json(
+        await t.api(manyKey, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: v, fulfillment_location_id: l, adjustment: 5 }] }),
+        200,
+        'adjustInventory',
+      );
+    }
+    const rowAt = async (l: string) =>
+      (await t.database.db.selectFrom('inventory_levels').select('id').where('variant_id', '=', v).where('location_id', '=', l).executeTakeFirstOrThrow()).id;
+    const [first, second] = [await rowAt(locations[5]), await rowAt(locations[4])];
+    // A stock write holding the first row in (variant, location) order, as a batch over all six has it
+    // while it goes on to the next: the rename waits for it, holding none of the others.
+    await holding('select 1 from inventory_levels where id = $1 for update', [first], async (client) => {
+      const rename = t.api(manyKey, 'PATCH', `/products/${q.id}`, { variants: [{ id: v, sku: 'CON-REN-1' }] });
+      const waiting = () => lockWaiters(client);
+      await waitFor(async () => (await waiting()) >= 1, { deadlineMs: 10_000, what: 'the rename waiting on the first row', describe: waiting });
+      await client.query('update inventory_levels set on_hand = on_hand where id = $1', [second]);
+      await client.query('commit');
+      expect(json(await rename, 200, 'updateProduct').data.variants.map((x) => x.sku)).toEqual(['CON-REN-1']);
+    });
+    const rows = json(await t.api(manyKey, 'GET', `/inventory?variant_id=${v}`), 200, 'listInventory').data;
+    expect(rows.map((r) => [r.sku, r.on_hand])).toEqual(Array.from({ length: 6 }, () => ['CON-REN-1', 5]));
+  });
+
   it('a PATCH taking a SKU that a concurrent write takes first is 422 taken, not 500', async () => {
     const one = await makeProduct(t, m, 'Sku one', [{ sku: 'CON-SKU-1', price: 1 }]);
     const two = await makeProduct(t, m, 'Sku two', [{ sku: 'CON-SKU-2', price: 1 }]);

@@ -115,8 +115,14 @@ export async function touchVariantLevels(trx: Database, scope: Scope, variantIds
   if (variantIds.length === 0) return [];
   const { rows } = await sql<{ json: JsonText<InventoryRow> }>`
     with level as (
+      -- Locked in (variant_id, location_id) order first, as moveStock's upsert locks them: in the
+      -- table's order, a rename racing an adjustment batch over the same rows deadlocked (a 500).
       update inventory_levels as l set updated_at = clock_timestamp()
-       where ${ofMerchant('l', scope)} and l.variant_id in (${sql.join(variantIds)})
+       where l.id in (
+         select k.id from inventory_levels k
+          where ${ofMerchant('k', scope)} and k.variant_id in (${sql.join(variantIds)})
+          order by k.variant_id, k.location_id
+            for update)
       returning l.id, l.variant_id, l.location_id, l.on_hand, l.committed, l.updated_at
     )
     select ${MOVED_LEVEL_JSON} as json
