@@ -249,6 +249,34 @@ describe('visibility follows the key', () => {
 });
 
 describe('retention', () => {
+  it('a purged position behind an older event still kept (a delivery keeps it) answers 410, not 422 unknown_id', async () => {
+    const r = await t.merchant({ locations: 1 });
+    const key = await r.key([...SCOPES]);
+    const q = await makeProduct(t, r, 'Kept', [{ sku: 'KEPT-1', price: 1 }]);
+    for (const n of [1, 2]) await adjust(key, q.variants[0].id, r.locations[0], n);
+    const events = await follow(key);
+    const db = t.database.db;
+    // All 40 days old, as the merchant; the purge took the last two and kept the first, as it keeps
+    // an event a kept delivery references (a resend, or DELIVERY_RETENTION_DAYS above EVENT_RETENTION_DAYS).
+    await db
+      .updateTable('merchants')
+      .set({ created_at: sql`clock_timestamp() - interval '40 days'` })
+      .where('id', '=', r.id)
+      .execute();
+    await db
+      .updateTable('events')
+      .set({ created_at: sql`clock_timestamp() - interval '40 days'` })
+      .where('merchant_id', '=', r.id)
+      .execute();
+    await db.deleteFrom('events').where('id', 'in', [events[1].id, events[2].id]).execute();
+    for (const e of events) expect(json(await t.api(key, 'GET', `/events?after=${e.position}`), 410, 'listEvents').code).toBe('cursor_expired');
+    // A position after an event within the retention is no purged one: not this merchant's, 422.
+    await adjust(key, q.variants[0].id, r.locations[0], 3);
+    const fresh = (await follow(key)).at(-1)!;
+    const madeUp = (BigInt(`0x${fresh.position}`) + 1n).toString(16).padStart(32, '0');
+    expect(json(await t.api(key, 'GET', `/events?after=${madeUp}`), 422, 'listEvents').errors?.[0].code).toBe('unknown_id');
+  });
+
   it('a position older than EVENT_RETENTION_DAYS, or purged, answers 410 cursor_expired; a kept one does not', async () => {
     const r = await t.merchant({ locations: 1 });
     const key = await r.key([...SCOPES]);

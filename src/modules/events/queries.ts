@@ -44,15 +44,18 @@ export async function positionState(db: Database, scope: Scope, at: Position, re
               from events e
              where ${ofMerchant('e', scope)} and e.position_xid = ${at.xid}::xid8 and e.seq = ${at.seq}::bigint) as expired,
            exists (select 1 from events e
-                    where ${ofMerchant('e', scope)} and (e.position_xid, e.seq) < (${at.xid}::xid8, ${at.seq}::bigint)) as earlier,
+                    where ${ofMerchant('e', scope)} and (e.position_xid, e.seq) < (${at.xid}::xid8, ${at.seq}::bigint)
+                      and e.created_at >= clock_timestamp() - make_interval(days => ${retentionDays})) as earlier,
            exists (select 1 from merchants m
                     where m.id = ${scope.merchantId}::uuid and m.created_at < clock_timestamp() - make_interval(days => ${retentionDays})) as purgeable`.execute(
     db,
   );
   const { expired, earlier, purgeable } = rows[0];
-  // No event of the merchant has this position. Behind all its kept events, it may be one the
-  // retention purge took: only if the merchant is older than the retention (a younger one has had
-  // nothing purged), else it is simply not the merchant's (another merchant's, or made up).
+  // No event of the merchant has this position. Behind all its events within the retention, it may
+  // be one the retention purge took: only if the merchant is older than the retention (a younger
+  // one has had nothing purged), else it is simply not the merchant's (another merchant's, or made
+  // up). Older events a kept delivery still references are not counted: the purge took the events
+  // beside them (it counted them, and a purged position after one was 422 unknown_id).
   if (expired === null) return !earlier && purgeable ? 'expired' : 'unknown';
   return expired ? 'expired' : 'kept';
 }
