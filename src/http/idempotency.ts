@@ -41,7 +41,11 @@ export function idempotentRoute<S extends FastifySchema & { body: TSchema }>(
   app: TypeBoxApp,
   method: 'POST' | 'PUT' | 'PATCH',
   path: string,
-  options: { scope: string; schema: S },
+  options: {
+    scope: string;
+    schema: S;
+    /** Checks of the request before the key is looked at (a scope the body asks for); never stored. */ check?: (req: FastifyRequest) => void;
+  },
   write: (ctx: Ctx, input: { body: Static<S['body']>; params: StaticOr<S['params'], Record<string, never>> }) => Promise<WriteResult>,
 ): void {
   // Registered with the plain schema type: the body and params reach `write` typed from S, once
@@ -53,6 +57,7 @@ export function idempotentRoute<S extends FastifySchema & { body: TSchema }>(
     config: { scope: options.scope, idempotent: true },
     schema,
     handler: async (req, reply) => {
+      options.check?.(req);
       const ctx = ctxOf(req);
       const input = { body: req.body, params: req.params } as Parameters<typeof write>[1];
       await idempotentWrite(req, reply, ctx.merchantId, async (trx) => {

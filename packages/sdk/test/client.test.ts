@@ -228,12 +228,27 @@ describe('idempotent writes', () => {
     expect(new Set(calls.map((c) => c.key)).size).toBe(1);
   });
 
-  it('a write without Idempotency-Key is not repeated after a network error', async () => {
+  it('a catalog create that met a network error is repeated with the same Idempotency-Key (it was sent once, without one)', async () => {
     const calls: Call[] = [];
-    const client = sdk({ fetch: recordingFetch(calls, async () => Promise.reject(new TypeError('fetch failed'))), sleep: async () => {} });
-    const err = await client.createProduct({ body: { title: 'Never sent twice' } }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(NetworkError);
-    expect(calls).toEqual([{ method: 'POST', path: '/api/integrations/v1/products', key: null }]);
+    let failed = false;
+    const flaky: typeof fetch = async (input, init) => {
+      if (!failed && init?.method === 'POST') {
+        failed = true;
+        throw new TypeError('fetch failed');
+      }
+      return server.fetch(input, init);
+    };
+    const client = sdk({ fetch: recordingFetch(calls, flaky), sleep: async () => {} });
+    const made = await client.createProduct({ body: { title: 'Sent twice, made once' } });
+    expect(calls.map((c) => [c.method, c.path])).toEqual([
+      ['POST', '/api/integrations/v1/products'],
+      ['POST', '/api/integrations/v1/products'],
+    ]);
+    expect(calls[0].key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(calls[1].key).toBe(calls[0].key);
+    const titles = [];
+    for await (const p of sdk().paginate('listProducts', {})) if (p.title === 'Sent twice, made once') titles.push(p.id);
+    expect(titles).toEqual([made.data.id]);
   });
 
   it('a real 429 with a Retry-After beyond maxDelayMs is thrown at once as rate_limited', async () => {
@@ -299,16 +314,15 @@ describe('answers that cannot be used', () => {
     expect(mine).toEqual([created.data.id]);
   });
 
-  it('a write without Idempotency-Key whose answer is cut off is a NetworkError saying the write may have been applied, not repeated', async () => {
+  it('a catalog create whose answer is cut off is repeated with its key and answered from the stored result: one product', async () => {
     const calls: Call[] = [];
     const client = sdk({ fetch: recordingFetch(calls, breaking(isPost, cutOff)), sleep: async () => {} });
-    const err = await client.createProduct({ body: { title: 'Cut-off tote' } }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(NetworkError);
-    expect(err).toHaveProperty('message', 'createProduct: the answer (201) was cut off after 1 attempt: terminated; the write may have been applied');
-    expect(calls).toHaveLength(1);
+    const made = await client.createProduct({ body: { title: 'Cut-off tote' } });
+    expect(calls).toHaveLength(2);
+    expect(calls[1].key).toBe(calls[0].key);
     const titles = [];
-    for await (const p of sdk().paginate('listProducts', {})) titles.push(p.title);
-    expect(titles.filter((t) => t === 'Cut-off tote')).toHaveLength(1);
+    for await (const p of sdk().paginate('listProducts', {})) if (p.title === 'Cut-off tote') titles.push(p.id);
+    expect(titles).toEqual([made.data.id]);
   });
 
   it('a 2xx whose body is not JSON is retried for reads, so paginate and feed stay complete; after the last attempt it is a NetworkError', async () => {
@@ -350,22 +364,21 @@ describe('answers that cannot be used', () => {
     expect(err).toHaveProperty('message', 'getOrder: the answer (200) was not JSON after 2 attempts: Unexpected end of JSON input');
   });
 
-  it('a write without Idempotency-Key answered 2xx with a body that is not JSON is a NetworkError giving the status, not repeated', async () => {
+  it('a keyed write answered 2xx with a body that is not JSON, every time, is a NetworkError giving the status after the last attempt', async () => {
     const calls: Call[] = [];
-    const client = sdk({
-      fetch: recordingFetch(
-        calls,
-        breaking(isPost, (res) => withBody(res, '<html>Created</html>')),
-      ),
-      sleep: async () => {},
-    });
+    const html: typeof fetch = async (input, init) => {
+      const res = await server.fetch(input, init);
+      return init?.method === 'POST' ? withBody(res, '<html>Created</html>') : res;
+    };
+    const client = sdk({ fetch: recordingFetch(calls, html), sleep: async () => {}, retry: { maxAttempts: 2 } });
     const err = await client.createProduct({ body: { title: 'HTML tote' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toHaveProperty(
       'message',
-      expect.stringMatching(/^createProduct: the answer \(201\) was not JSON after 1 attempt: .*; the write may have been applied$/),
+      expect.stringMatching(/^createProduct: the answer \(201\) was not JSON after 2 attempts: .*; the write may have been applied$/),
     );
-    expect(calls).toHaveLength(1);
+    expect(calls).toHaveLength(2);
+    expect(calls[1].key).toBe(calls[0].key);
   });
 
   it('a 204 answer carries no body: the method returns undefined', async () => {

@@ -3,11 +3,12 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface } from 'fastify';
 import type { TObject, TSchema } from 'typebox';
-import { ctxOf, requireScope, type Ctx } from '../../http/context.ts';
+import { requireScope, type Ctx } from '../../http/context.ts';
+import { idempotentRoute } from '../../http/idempotency.ts';
 import { capital, getById, listOf } from '../../http/read-routes.ts';
 import type { Page, PageRequest } from '../../http/paging.ts';
 import type { JsonText } from '../../http/serialize.ts';
-import { IdParams, One, CREATE_ERRORS, UPDATE_ERRORS, problems } from '../../http/schemas.ts';
+import { IdParams, One, IDEMPOTENT_ERRORS, problems } from '../../http/schemas.ts';
 import { ListQuery } from './schemas.ts';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -51,40 +52,60 @@ export function catalogRoutes<T extends { id: string }, C extends TObject, U ext
   };
   const read = { scope: `${s.scope}.read` };
   const write = { scope: `${s.scope}.write` };
-  /** A route's options: the scope it needs, and its schema under the kind's tag. */
-  const route = <S extends object>(config: { scope: string }, operationId: string, schema: S) => ({
-    config,
-    schema: { operationId, tags: [s.tag], ...schema },
-  });
   const submitted = (body: unknown) => s.submits && typeof body === 'object' && body !== null && 'submit' in body && body.submit === true;
   const resource = { path: s.path, scope: read.scope, tag: s.tag, item: s.schema };
   listOf(app, resource, { operationId: `list${s.opMany}`, ...doc(s.list), querystring: ListQuery, answer: `A page of ${s.many}.` }, s.page);
   getById(app, resource, { operationId: `get${s.opOne}`, summary: `Get a ${s.one}`, answer: `The ${s.one}.` }, s.get);
-  app.post(
+  // Both writes take Idempotency-Key, as every integration write does: a create retried after a
+  // lost answer made a second record, and a PATCH adding a variant answered its retry 422 taken.
+  const submitScope = (req: FastifyRequest) => {
+    if (submitted(req.body)) requireScope(req, `${s.scope}.submit`);
+  };
+  const idempotent = ' Supports `Idempotency-Key`.';
+  idempotentRoute(
+    app,
+    'POST',
     s.path,
-    route(write, `create${s.opOne}`, {
-      ...doc(s.create),
-      body: s.create.body,
-      response: { 201: One(s.schema, `The ${s.one} created.`), ...problems(...CREATE_ERRORS) },
-    }),
-    async (req, reply) => {
-      if (submitted(req.body)) requireScope(req, `${s.scope}.submit`);
-      const created = await s.create.run(ctxOf(req), req.body);
-      reply.code(201).header('Location', `${app.prefix}${s.path}/${created.id}`);
-      return { data: created, request_id: req.id };
+    {
+      ...write,
+      check: submitScope,
+      schema: {
+        operationId: `create${s.opOne}`,
+        tags: [s.tag],
+        summary: s.create.summary,
+        description: `${s.create.description ?? ''}${idempotent}`.trim(),
+        body: s.create.body,
+        response: {
+          201: One(s.schema, `The ${s.one} created (or, with \`Idempotent-Replayed: true\`, the stored answer).`),
+          ...problems(...IDEMPOTENT_ERRORS),
+        },
+      },
+    },
+    async (ctx, { body }) => {
+      const created = await s.create.run(ctx, body as BodyOf<C>);
+      return { status: 201, data: created, location: `${s.path}/${created.id}` };
     },
   );
-  app.patch(
+  idempotentRoute(
+    app,
+    'PATCH',
     `${s.path}/:id`,
-    route(write, `update${s.opOne}`, {
-      ...doc(s.update),
-      params: IdParams,
-      body: s.update.body,
-      response: { 200: One(s.schema, `The ${s.one} after the change.`), ...problems(...UPDATE_ERRORS) },
-    }),
-    async (req) => {
-      if (submitted(req.body)) requireScope(req, `${s.scope}.submit`);
-      return { data: await s.update.run(ctxOf(req), req.params.id, req.body), request_id: req.id };
+    {
+      ...write,
+      check: submitScope,
+      schema: {
+        operationId: `update${s.opOne}`,
+        tags: [s.tag],
+        summary: s.update.summary,
+        description: `${s.update.description ?? ''}${idempotent}`.trim(),
+        params: IdParams,
+        body: s.update.body,
+        response: {
+          200: One(s.schema, `The ${s.one} after the change (or, with \`Idempotent-Replayed: true\`, the stored answer).`),
+          ...problems(...IDEMPOTENT_ERRORS, 'not_found', 'read_only_record'),
+        },
+      },
     },
+    async (ctx, { body, params }) => ({ status: 200, data: await s.update.run(ctx, params.id, body as BodyOf<U>) }),
   );
 }

@@ -22,6 +22,40 @@ afterAll(() => t?.close());
 
 const create = (body: unknown, k = key) => t.api(k, 'POST', '/products', body);
 
+describe('Idempotency-Key on catalog writes', () => {
+  it('a create retried with its key replays the stored answer: one product (a retry after a lost answer made a second)', async () => {
+    const body = { title: 'Retried', variants: [{ sku: 'IDEM-1', price: 5 }] };
+    const headers = { 'idempotency-key': 'create-retried-1' };
+    const one = await t.api(key, 'POST', '/products', body, headers);
+    const made = json(one, 201, 'createProduct').data;
+    const again = await t.api(key, 'POST', '/products', body, headers);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers.location).toBe(`/api/integrations/v1/products/${made.id}`);
+    expect(json(again, 201, 'createProduct').data).toEqual(made);
+    expect(json(await t.api(key, 'POST', '/products', { ...body, title: 'Other' }, headers), 422, 'createProduct').code).toBe('idempotency_key_reused');
+    const titled = json(await t.api(key, 'GET', '/products?limit=250'), 200, 'listProducts').data.filter((p) => p.variants.some((v) => v.sku === 'IDEM-1'));
+    expect(titled.map((p) => p.id)).toEqual([made.id]);
+    // The submit scope is checked before the key: a refusal is not stored, the same request with the scope is applied.
+    const writer = await m.key(['products.write', 'products.read']);
+    const submit = { 'idempotency-key': 'create-submit-1' };
+    expect(json(await t.api(writer, 'POST', '/products', { title: 'Sub', submit: true }, submit), 403, 'createProduct').code).toBe('insufficient_scope');
+    expect(json(await t.api(key, 'POST', '/products', { title: 'Sub', submit: true }, submit), 201, 'createProduct').data.review_status).toBe('in_review');
+  });
+
+  it('a PATCH adding a variant retried with its key replays (the retry answered 422 taken for the SKU the first one added)', async () => {
+    const p = json(await create({ title: 'Grows', variants: [{ sku: 'GROW-1', price: 1 }] }), 201, 'createProduct').data;
+    const patch = { variants: [{ id: p.variants[0].id }, { sku: 'GROW-2', price: 2 }] };
+    const headers = { 'idempotency-key': 'patch-grows-1' };
+    const grown = json(await t.api(key, 'PATCH', `/products/${p.id}`, patch, headers), 200, 'updateProduct').data;
+    expect(grown.variants.map((v) => v.sku)).toEqual(['GROW-1', 'GROW-2']);
+    const again = await t.api(key, 'PATCH', `/products/${p.id}`, patch, headers);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(json(again, 200, 'updateProduct').data).toEqual(grown);
+    // Without a key the same PATCH is applied again: its new variant's SKU is the one the first added.
+    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, patch), 422, 'updateProduct').errors?.[0].code).toBe('taken');
+  });
+});
+
 describe('create', () => {
   it('creates a draft native product with variants, media, tags and a Location header', async () => {
     const res = await create({
