@@ -19,7 +19,7 @@ export const FIELD_ERROR_CODES = {
   ambiguous_sku: 'The SKU matches several variants; send variant_id.',
   mismatch: "Two fields of one row disagree (the sku is not the given variant's).",
   taken: 'The value is already used by another record (a native SKU, a portal email).',
-  negative_on_hand: 'The adjustment would leave on_hand below zero.',
+  negative_on_hand: 'The adjustment would lower on_hand below zero.',
   exceeds_fulfillable: 'The quantity is more than the line item still has to fulfil.',
   insufficient_inventory: 'The quantity is more than is available for a deny-policy variant (order intake).',
   location_forbidden: "The row names a location outside the key's locations.",

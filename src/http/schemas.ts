@@ -24,6 +24,10 @@ export const Literals = <const V extends readonly string[]>(values: V, options: 
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 export const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/** The pattern of a text that must hold more than spaces (a title, a tracking number): answered "must not be blank". */
+export const NOT_BLANK = '\\S';
+/** A required name or title: 1..max characters, not only white space. */
+export const NonBlank = (maxLength = 255) => Type.String({ minLength: 1, maxLength, pattern: NOT_BLANK });
 export const RequestId = Type.String({ format: 'uuid', description: 'Equal to the X-Request-Id header (an idempotent replay keeps the original).' });
 
 export const IdParams = Type.Object({ id: Uuid("The record's id: one of this merchant's, else 404.") });

@@ -1,7 +1,7 @@
 // Response and request schemas of the catalog resources (the OpenAPI document is built from them).
 import { Type } from 'typebox';
 import { PageQuery } from '../../http/paging.ts';
-import { Enum, Nullable, Timestamp, Uuid, component } from '../../http/schemas.ts';
+import { Enum, NonBlank, Nullable, Timestamp, Uuid, component } from '../../http/schemas.ts';
 import { Money } from '../../http/money.ts';
 
 /** The query of every catalog and reference list: a page, optionally of rows updated after an instant. */
@@ -25,7 +25,8 @@ export const InventoryPolicy = component(
   Enum(['deny', 'continue'], { description: 'deny: orders may not exceed available stock; continue: available may go below zero.' }),
 );
 export const WeightUnit = component('WeightUnit', Enum(['g', 'kg', 'lb', 'oz']));
-export const Title = Type.String({ minLength: 1, maxLength: 255 });
+/** A native record's title: not blank (a connected source's titles are taken as sent: connected-sync/schemas.ts). */
+export const Title = NonBlank();
 export const Description = Type.String({ maxLength: 65535 });
 export const IdList = (what: string, max = 250) =>
   Type.Array(Uuid(), { maxItems: max, uniqueItems: true, description: `${what} ids of this merchant (full set)` });

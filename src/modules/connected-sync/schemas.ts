@@ -1,10 +1,12 @@
 // The body of the operator's connected sync (its service's input type is derived from it).
 import { Type, type Static, type TProperties } from 'typebox';
 import { Nullable, Uuid } from '../../http/schemas.ts';
-import { Description, Title, VariantFields } from '../catalog/schemas.ts';
+import { Description, VariantFields } from '../catalog/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
 const ExternalId = Type.String({ minLength: 1, maxLength: 255 });
+/** A title as the source has it (native titles may not be blank; a source's are taken as sent). */
+const Title = Type.String({ minLength: 1, maxLength: 255 });
 const ExternalIds = Type.Array(ExternalId, { maxItems: 1000 });
 const TagIds = Type.Array(Uuid(), { maxItems: 250, uniqueItems: true });
 

@@ -193,6 +193,19 @@ describe('POST /fulfillments', () => {
   });
 });
 
+describe('blank text', () => {
+  it('a tracking number or carrier of spaces only is refused (it was stored and sent to the customer)', async () => {
+    const order = await newOrder(1, 1);
+    const f = json(await fulfil(t, key, order, [1, 1]), 201, 'createFulfillment').data;
+    const refused = json(await t.api(key, 'POST', `/fulfillments/${f.id}/tracking`, { tracking_number: '   ', carrier_name: ' ' }), 422, 'attachTracking');
+    expect(refused.errors).toEqual([
+      { path: '/tracking_number', message: 'must not be blank', code: 'invalid_format' },
+      { path: '/carrier_name', message: 'must not be blank', code: 'invalid_format' },
+    ]);
+    expect(json(await t.api(key, 'GET', `/fulfillments/${f.id}`), 200, 'getFulfillment').data.status).toBe('pending');
+  });
+});
+
 describe('stock bounds', () => {
   it('on_hand stays above -1,000,000,000: a fulfillment past it is 422 naming its items, and writes nothing (int overflow was a 500)', async () => {
     const order = await newOrder(1, 5);

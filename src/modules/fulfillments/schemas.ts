@@ -1,11 +1,11 @@
 // Request schemas of the fulfillments routes; the service takes their Static<> types.
 import { Type, type Static } from 'typebox';
 import { PageQueryFields } from '../../http/paging.ts';
-import { Enum, Uuid } from '../../http/schemas.ts';
+import { Enum, NonBlank, Uuid } from '../../http/schemas.ts';
 import { FULFILLMENT_STATUSES } from '../orders/records/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
-const Label = Type.String({ minLength: 1, maxLength: 255 });
+const Label = NonBlank();
 
 export const FulfillmentListQuery = Type.Object(
   {
@@ -38,7 +38,7 @@ export type FulfillmentCreate = Static<typeof FulfillmentCreateBody>;
 
 export const TrackingBody = Type.Object(
   {
-    tracking_number: Type.String({ minLength: 1, maxLength: 255 }),
+    tracking_number: NonBlank(),
     tracking_url: Type.Optional(
       Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#:@\\s]', maxLength: 2048, description: 'Public http(s) tracking page.' }),
     ),

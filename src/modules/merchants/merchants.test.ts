@@ -27,6 +27,16 @@ describe('operator API', () => {
     expectProblem(await t.op('POST', '/merchants/00000000-0000-4000-8000-000000000000/tags', { name: 'x' }), 404, 'not_found');
   });
 
+  it('refuses a currency that is no ISO 4217 code (any three letters were taken, and orders carried "ZZZ")', async () => {
+    for (const currency of ['ZZZ', 'xxx', 'ABC']) {
+      expect(json(await t.op('POST', '/merchants', { name: 'Nowhere', currency }), 422, 'createMerchant').errors).toEqual([
+        { path: '/currency', message: 'is not an ISO 4217 currency code (USD, EUR, GBP, JPY, …)', code: 'invalid_value' },
+      ]);
+    }
+    expect(await t.database.db.selectFrom('merchants').select('id').where('name', '=', 'Nowhere').execute()).toEqual([]);
+    expect(json(await t.op('POST', '/merchants', { name: 'Tokyo', currency: 'jpy' }), 201, 'createMerchant').data.currency).toBe('JPY');
+  });
+
   it('creates portal users once per email', async () => {
     const res = json(await m.op('POST', '/users', { email: 'Ops@Example.com', password: 'correct horse' }), 201, 'createPortalUser');
     expect(res.data).toEqual({ id: expect.any(String), email: 'ops@example.com' });

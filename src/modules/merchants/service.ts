@@ -7,8 +7,14 @@ import { hashPassword } from './passwords.ts';
 import { deleteUserSessions, emailTaken, insertMerchant, insertPortalUser, merchantExists, selectMerchantsWithPeople, setPasswordByEmail } from './queries.ts';
 import type { MerchantBody, PortalUserBody } from './schemas.ts';
 
+/** ISO 4217 codes in use, from the runtime's ICU data (162 in Node 24's). */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
 export async function createMerchant(db: Database, input: MerchantBody) {
-  return insertMerchant(db, { name: input.name, currency: (input.currency ?? 'USD').toUpperCase() });
+  const currency = (input.currency ?? 'USD').toUpperCase();
+  // The pattern lets any three letters in ("ZZZ"); orders then carried a currency that is none.
+  if (!CURRENCIES.has(currency)) throw invalid('/currency', 'is not an ISO 4217 currency code (USD, EUR, GBP, JPY, …)', 'invalid_value');
+  return insertMerchant(db, { name: input.name, currency });
 }
 
 export async function assertMerchant(db: Database, merchantId: string): Promise<void> {

@@ -22,6 +22,18 @@ afterAll(() => t?.close());
 
 const create = (body: unknown, k = key) => t.api(k, 'POST', '/products', body);
 
+describe('blank text', () => {
+  it('a title of spaces only is refused, on create and PATCH (it was stored as the title)', async () => {
+    const blank = { path: '/title', message: 'must not be blank', code: 'invalid_format' };
+    expect(json(await create({ title: ' \t\n ' }), 422, 'createProduct').errors).toEqual([blank]);
+    const p = json(await create({ title: ' Spaced ' }), 201, 'createProduct').data;
+    expect(p.title).toBe(' Spaced ');
+    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { title: '   ' }), 422, 'updateProduct').errors).toEqual([blank]);
+    const curator = await m.key(['collections.write']);
+    expect(json(await t.api(curator, 'POST', '/collections', { title: '  ' }), 422, 'createCollection').errors).toEqual([blank]);
+  });
+});
+
 describe('Idempotency-Key on catalog writes', () => {
   it('a create retried with its key replays the stored answer: one product (a retry after a lost answer made a second)', async () => {
     const body = { title: 'Retried', variants: [{ sku: 'IDEM-1', price: 5 }] };
