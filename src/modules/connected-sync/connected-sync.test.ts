@@ -211,6 +211,32 @@ describe('connected records', () => {
     expect(json(await t.api(key, 'GET', '/products?limit=250'), 200, 'listProducts').data.some((p) => p.external_id === 'dup-p')).toBe(false);
   });
 
+  it("a variant's price, compare-at price and weight keep the native decimals rule: refused by name, not rounded (1.234 became 1.23)", async () => {
+    const res = json(
+      await m.op('POST', '/connected-sync', {
+        source_name: 'shopify',
+        products: [
+          {
+            external_id: 'p-round',
+            title: 'Rounded',
+            variants: [
+              { external_id: 'v-round', price: 1.234, compare_at_price: 2.345, weight: 1.23456 },
+              { external_id: 'v-fine', price: 1.2, compare_at_price: null, weight: 1.234 },
+            ],
+          },
+        ],
+      }),
+      422,
+      'syncConnectedSource',
+    );
+    expect(res.errors).toEqual([
+      { path: '/products/0/variants/0/price', message: 'must be a non-negative amount with at most 2 decimals', code: 'invalid_format' },
+      { path: '/products/0/variants/0/compare_at_price', message: 'must be a non-negative amount with at most 2 decimals', code: 'invalid_format' },
+      { path: '/products/0/variants/0/weight', message: 'must have at most 3 decimals', code: 'invalid_format' },
+    ]);
+    expect(json(await t.api(key, 'GET', '/products?limit=250'), 200, 'listProducts').data.some((p) => p.external_id === 'p-round')).toBe(false);
+  });
+
   it("a social video's video must be a video asset, as natively (an image was taken)", async () => {
     const res = json(
       await m.op('POST', '/connected-sync', {

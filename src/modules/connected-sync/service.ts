@@ -16,6 +16,7 @@ import { insertCollection, updateCollectionRow } from '../collections/queries.ts
 import { emitProduct } from '../products/service.ts';
 import { insertProduct, updateProductRow } from '../products/queries.ts';
 import { replaceVariants } from '../products/variants.ts';
+import { variantAmountProblems } from '../products/validation.ts';
 import { insertMediaAsset, selectShowingAssets, updateMediaAssetIfChanged } from '../reference/queries.ts';
 import { emitVideo, replaceVideoLinks } from '../social-videos/service.ts';
 import { insertVideo, updateVideoRow } from '../social-videos/queries.ts';
@@ -249,7 +250,11 @@ export async function connectedSync(ctx: Ctx, input: SyncInput) {
           what: 'tag',
         },
       ],
-      repeatedExternalIds(input),
+      [
+        ...repeatedExternalIds(input),
+        // Amounts as a native variant's: 1.234 was rounded to 1.23 where a native write is refused.
+        ...products.flatMap((p, i) => (p.variants ?? []).flatMap((v, j) => variantAmountProblems(v, `/products/${i}/variants/${j}`))),
+      ],
     );
     const refs = new ExternalRefs(trx, ctx, source);
     // Media assets first: products, collections and videos point at them.

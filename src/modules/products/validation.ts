@@ -7,19 +7,26 @@ import { moneyProblem } from '../../http/money.ts';
 import { selectTakenSkus } from './queries.ts';
 import type { VariantInput } from './schemas.ts';
 
+/** A variant's amounts: money with at most 2 decimals, weight with at most 3 (native and connected alike). */
+export function variantAmountProblems(v: { price?: number; compare_at_price?: number | null; weight?: number | null }, base: string): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const field of ['price', 'compare_at_price'] as const) {
+    const p = moneyProblem(v[field], `${base}/${field}`);
+    if (p) errors.push(p);
+  }
+  // Stored as numeric(12,3): a fourth decimal was rounded away without a word.
+  if (v.weight !== undefined && v.weight !== null && !/^\d+(\.\d{1,3})?$/.test(String(v.weight))) {
+    errors.push({ path: `${base}/weight`, message: 'must have at most 3 decimals', code: 'invalid_format' });
+  }
+  return errors;
+}
+
 export function variantProblems(variants: VariantInput[], requirePrice: (v: VariantInput) => boolean): FieldError[] {
   const errors: FieldError[] = [];
   const skus = new Map<string, number>();
   variants.forEach((v, i) => {
     if (requirePrice(v) && v.price === undefined) errors.push({ path: `/variants/${i}/price`, message: 'is required', code: 'required' });
-    for (const field of ['price', 'compare_at_price'] as const) {
-      const p = moneyProblem(v[field], `/variants/${i}/${field}`);
-      if (p) errors.push(p);
-    }
-    // Stored as numeric(12,3): a fourth decimal was rounded away without a word.
-    if (v.weight !== undefined && v.weight !== null && !/^\d+(\.\d{1,3})?$/.test(String(v.weight))) {
-      errors.push({ path: `/variants/${i}/weight`, message: 'must have at most 3 decimals', code: 'invalid_format' });
-    }
+    errors.push(...variantAmountProblems(v, `/variants/${i}`));
     if (v.sku) {
       if (skus.has(v.sku)) errors.push({ path: `/variants/${i}/sku`, message: `repeats the SKU of /variants/${skus.get(v.sku)}`, code: 'duplicate' });
       else skus.set(v.sku, i);
