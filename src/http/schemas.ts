@@ -26,6 +26,10 @@ export const Timestamp = (description?: string) => Type.String({ format: 'date-t
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 /** The pattern of a text that must hold more than spaces (a title, a tracking number): answered "must not be blank". */
 export const NOT_BLANK = '\\S';
+/** The pattern of a web address a client may open (no javascript:, data: or ftp:), answered "must be an http(s) URL". */
+export const WEB_URL = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#:@\\s]';
+/** A URL of a page or file on the web: http or https, with a host. */
+export const WebUrl = (description?: string) => Type.String({ format: 'uri', pattern: WEB_URL, maxLength: 2048, ...(description ? { description } : {}) });
 /** A required name or title: 1..max characters, not only white space. */
 export const NonBlank = (maxLength = 255) => Type.String({ minLength: 1, maxLength, pattern: NOT_BLANK });
 export const RequestId = Type.String({ format: 'uuid', description: 'Equal to the X-Request-Id header (an idempotent replay keeps the original).' });

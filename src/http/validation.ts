@@ -16,7 +16,7 @@ import { Ajv, type ErrorObject, type FuncKeywordDefinition, type SchemaValidateF
 import addFormatsModule from 'ajv-formats';
 import { AppError, invalidFields, MAX_FIELD_ERRORS, type FieldError, type FieldErrorCode } from './errors.ts';
 import { badCursor } from './paging.ts';
-import { NOT_BLANK } from './schemas.ts';
+import { NOT_BLANK, WEB_URL } from './schemas.ts';
 
 // Ajv's types for a compiled keyword's function and the context it is called with (not exported by name).
 type DataValidateFunction = ReturnType<NonNullable<FuncKeywordDefinition['compile']>>;
@@ -388,6 +388,7 @@ function fieldError(e: ErrorObject): FieldError {
     message = 'must be an RFC 3339 date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
   if (e.keyword === 'format' && params.format === 'uuid') message = 'must be a UUID (8-4-4-4-12 hexadecimal digits)';
   if (e.keyword === 'pattern' && params.pattern === NOT_BLANK) message = 'must not be blank';
+  if (e.keyword === 'pattern' && params.pattern === WEB_URL) message = 'must be an http(s) URL';
   return { path: storablePointer(e.instancePath || ''), message, code: KEYWORD_CODES[e.keyword] ?? 'invalid' };
 }
 

@@ -2,7 +2,7 @@
 // webhook endpoint records.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { One } from '../http/schemas.ts';
+import { One, WebUrl } from '../http/schemas.ts';
 import { Location, MediaAsset, Tag, Vendor } from '../modules/reference/routes.ts';
 import { MerchantSchema, NewApiKeySchema, ApiKeySchema, NewEndpointSchema, PortalUserSchema } from './schemas.ts';
 import { ApiKeyBody } from '../modules/api-keys/schemas.ts';
@@ -59,7 +59,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     summary: 'Create a media asset',
     body: Type.Object(
       {
-        url: Type.String({ format: 'uri', maxLength: 2048 }),
+        url: WebUrl(),
         kind: Type.Union([Type.Literal('image'), Type.Literal('video')]),
         alt: Type.Optional(Type.String({ maxLength: 500 })),
       },

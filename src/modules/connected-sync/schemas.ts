@@ -1,6 +1,6 @@
 // The body of the operator's connected sync (its service's input type is derived from it).
 import { Type, type Static, type TProperties } from 'typebox';
-import { Nullable, Uuid } from '../../http/schemas.ts';
+import { Nullable, Uuid, WebUrl } from '../../http/schemas.ts';
 import { Description, VariantFields } from '../catalog/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -24,7 +24,7 @@ export const SyncBody = Type.Object(
         Type.Object(
           {
             external_id: ExternalId,
-            url: Type.String({ format: 'uri', maxLength: 2048 }),
+            url: WebUrl(),
             kind: Type.Union([Type.Literal('image'), Type.Literal('video')]),
             alt: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
           },

@@ -1,7 +1,7 @@
 // Request schemas of the fulfillments routes; the service takes their Static<> types.
 import { Type, type Static } from 'typebox';
 import { PageQueryFields } from '../../http/paging.ts';
-import { Enum, NonBlank, Uuid } from '../../http/schemas.ts';
+import { Enum, NonBlank, Uuid, WebUrl } from '../../http/schemas.ts';
 import { FULFILLMENT_STATUSES } from '../orders/records/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -39,9 +39,7 @@ export type FulfillmentCreate = Static<typeof FulfillmentCreateBody>;
 export const TrackingBody = Type.Object(
   {
     tracking_number: NonBlank(),
-    tracking_url: Type.Optional(
-      Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#:@\\s]', maxLength: 2048, description: 'Public http(s) tracking page.' }),
-    ),
+    tracking_url: Type.Optional(WebUrl('Public http(s) tracking page.')),
     carrier_name: Type.Optional(Label),
     service_level: Type.Optional(Label),
   },

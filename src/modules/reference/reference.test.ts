@@ -33,6 +33,21 @@ describe('vendors, tags and media assets', () => {
   });
 });
 
+describe('media asset URLs', () => {
+  it('must be http(s): javascript:, data: and ftp: URLs are refused, by the operator and by a connected sync (they were stored)', async () => {
+    const r = await t.merchant();
+    const wrong = { message: 'must be an http(s) URL', code: 'invalid_format' };
+    for (const url of ['javascript:alert(1)', 'data:image/png;base64,AAAA', 'ftp://img.example.com/1.jpg']) {
+      expect(json(await r.op('POST', '/media-assets', { url, kind: 'image' }), 422, 'createMediaAsset').errors).toEqual([{ path: '/url', ...wrong }]);
+      const synced = await r.op('POST', '/connected-sync', { source_name: 'shop', media_assets: [{ external_id: 'a', url, kind: 'image' }] });
+      expect(json(synced, 422, 'syncConnectedSource').errors).toEqual([{ path: '/media_assets/0/url', ...wrong }]);
+    }
+    const key = await r.key(['products.read']);
+    expect(json(await t.api(key, 'GET', '/media-assets'), 200, 'listMediaAssets').data).toEqual([]);
+    json(await r.op('POST', '/media-assets', { url: 'http://img.example.com/1.jpg', kind: 'image' }), 201, 'createMediaAsset');
+  });
+});
+
 describe('each by id', () => {
   it("answers the list's item; another merchant's id, an unknown one or a location outside the key's is 404; the read scope is needed", async () => {
     const key = await m.key(['products.read']);
