@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, onSessionLost, setCsrf, type Location, type Meta, type SessionInfo } from './api.ts';
 import { EventsPage } from './EventsPage.tsx';
 import { KeysPage } from './KeysPage.tsx';
@@ -8,6 +8,7 @@ import { DeliveryPage } from './DeliveryPage.tsx';
 import { WebhooksPage, EndpointPage } from './WebhooksPage.tsx';
 import { FormError, TextField, useFormSubmit } from './forms.tsx';
 import { LoadError } from './ui.tsx';
+import { focusStatic, keepFocus } from './focus.ts';
 import type { Shared } from './shared.tsx';
 
 /** The path shown, its navigation, and a resync with the address bar (after sign-in). */
@@ -35,12 +36,37 @@ const SECTIONS = [
   ['events', 'Events'],
 ] as const;
 
+/**
+ * Each page's title (the browser tab, and what a screen reader says on arriving) and, after a
+ * move from another page, focus on its heading: a link followed inside a page left focus on
+ * <body>, and every page was titled "Merchant portal".
+ */
+function usePageArrival(title: string, signedInHere: boolean) {
+  const [main, setMain] = useState<HTMLElement | null>(null);
+  const arrivals = useRef(0);
+  useEffect(() => {
+    document.title = `${title} · Merchant portal`;
+  }, [title]);
+  // <main> is keyed by the address: a new element for each page. The first page after loading
+  // keeps the browser's own start; any later one (or the first after signing in) gets its heading
+  // focused, or the page itself while its heading is still loading.
+  useEffect(() => {
+    if (!main) return;
+    if (arrivals.current++ > 0 || signedInHere) requestAnimationFrame(() => focusStatic(main.querySelector<HTMLElement>('h1') ?? main));
+    return keepFocus(main);
+  }, [main]);
+  return setMain;
+}
+
 export function App() {
   const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
   const [shared, setShared] = useState<Omit<Shared, 'navigate'> | null>(null);
   const [bootError, setBootError] = useState<unknown>(null);
   const [sessionEnded, setSessionEnded] = useState(false);
   const [path, navigate, resync] = usePath();
+  const pathname = path.split('?')[0];
+  const [signedInHere, setSignedInHere] = useState(false);
+  const mainRef = usePageArrival(titleOf(pathname, !!session && !!shared), signedInHere);
 
   // A page whose request finds the session gone shows the sign-in form; the address stays, so
   // signing in returns to that page.
@@ -76,7 +102,16 @@ export function App() {
       </div>
     );
   if (session === undefined) return <div className="boot">Loading…</div>;
-  if (session === null || !shared) return <Login onSignedIn={load} ended={sessionEnded} />;
+  if (session === null || !shared)
+    return (
+      <Login
+        onSignedIn={() => {
+          setSignedInHere(true);
+          void load();
+        }}
+        ended={sessionEnded}
+      />
+    );
 
   const signOut = async () => {
     try {
@@ -87,7 +122,6 @@ export function App() {
     history.replaceState(null, '', '/portal');
   };
   const ctx: Shared = { ...shared, navigate };
-  const pathname = path.split('?')[0];
   const section = pathname.split('/')[2] || 'overview';
   const delivery = /^\/portal\/webhooks\/([0-9a-f-]{36})\/deliveries\/([0-9a-f-]{36})$/.exec(pathname);
   const endpoint = /^\/portal\/webhooks\/([0-9a-f-]{36})$/.exec(pathname);
@@ -138,11 +172,22 @@ export function App() {
         </div>
       </header>
       {/* Keyed by path: a page's messages and forms do not outlive it. */}
-      <main className="content" key={pathname}>
+      <main className="content" key={pathname} ref={mainRef}>
         {page}
       </main>
     </div>
   );
+}
+
+/** A page's title from its address (the sign-in form's when signed out). */
+function titleOf(pathname: string, signedIn: boolean): string {
+  if (!signedIn) return 'Sign in';
+  if (/^\/portal\/webhooks\/[0-9a-f-]{36}\/deliveries\/[0-9a-f-]{36}$/.test(pathname)) return 'Delivery';
+  if (/^\/portal\/webhooks\/[0-9a-f-]{36}$/.test(pathname)) return 'Webhook endpoint';
+  if (/^\/portal\/requests\/[0-9a-f-]{36}$/.test(pathname)) return 'Request';
+  const m = /^\/portal(?:\/(overview|keys|webhooks|requests|events))?\/?$/.exec(pathname);
+  if (!m) return 'Page not found';
+  return SECTIONS.find(([id]) => id === (m[1] ?? 'overview'))![1];
 }
 
 function NotFound({ navigate }: { navigate: (to: string) => void }) {
@@ -179,11 +224,11 @@ function Login({ onSignedIn, ended }: { onSignedIn: () => void; ended: boolean }
     'Could not sign in.',
   );
   return (
-    <div className="login">
-      <form className="card login-card" onSubmit={submit} noValidate>
-        <div className="brand big">
+    <main className="login">
+      <form className="card login-card" onSubmit={submit} noValidate aria-label="Sign in">
+        <h1 className="brand big">
           <span className="logo" aria-hidden="true" /> Merchant portal
-        </div>
+        </h1>
         <p className="muted">Manage the API keys and webhook endpoints your warehouse and other integrations use, and see what they do.</p>
         {ended && (
           <p className="notice" role="status">
@@ -193,10 +238,10 @@ function Login({ onSignedIn, ended }: { onSignedIn: () => void; ended: boolean }
         <TextField label="Email" type="email" autoComplete="username" required {...field('email', email, setEmail)} />
         <TextField label="Password" type="password" autoComplete="current-password" required {...field('password', password, setPassword)} />
         <FormError text={formError} />
-        <button className="primary" type="submit" disabled={busy}>
+        <button className="primary" type="submit" aria-disabled={busy || undefined}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
-    </div>
+    </main>
   );
 }

@@ -1,6 +1,7 @@
 import { api, when, whenExact, type DeliveryDetail } from './api.ts';
 import { Link, type Shared } from './shared.tsx';
 import { CodeBadge, CopyButton, LoadError, StatusBadge, useFlash, useLoad } from './ui.tsx';
+import { announceNext } from './focus.ts';
 
 /** One delivery: every attempt with its answer, and the exact request sent, to debug a receiver. */
 export function DeliveryPage({ endpointId, deliveryId, navigate }: Shared & { endpointId: string; deliveryId: string }) {
@@ -24,11 +25,20 @@ export function DeliveryPage({ endpointId, deliveryId, navigate }: Shared & { en
         <LoadError error={error} retry={reload} />
       </>
     );
-  if (!d) return <p className="muted">Loading…</p>;
+  // The message regions come first in both trees, so that a message left by the page before (a
+  // resend) goes into regions that exist, and stays while the delivery loads.
+  if (!d)
+    return (
+      <section>
+        {flash.view}
+        <p className="muted">Loading…</p>
+      </section>
+    );
   const resend = async () => {
     flash.clear();
     try {
       const copy = await api<DeliveryDetail>('POST', `/webhook-endpoints/${endpointId}/deliveries/${deliveryId}/resend`);
+      announceNext(`Delivery queued again as ${copy.id.slice(0, 8)}; this is the new delivery.`);
       navigate(`/portal/webhooks/${endpointId}/deliveries/${copy.id}`);
     } catch (err) {
       flash.fail(err);
@@ -36,6 +46,7 @@ export function DeliveryPage({ endpointId, deliveryId, navigate }: Shared & { en
   };
   return (
     <section>
+      {flash.view}
       {back}
       <div className="page-head">
         <div>
@@ -60,7 +71,6 @@ export function DeliveryPage({ endpointId, deliveryId, navigate }: Shared & { en
           <button onClick={() => flash.run(reload)}>Refresh</button>
         </div>
       </div>
-      {flash.view}
       {d.attempts_log.length === 0 ? (
         <div className="card">
           <p className="muted">No attempt yet: the worker sends it within seconds. Refresh to see it.</p>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { ApiError, whenExact, type LoggedEvent } from './api.ts';
 import { Link, type Shared } from './shared.tsx';
-import { EmptyCard, OlderButton, usePagedList } from './lists.tsx';
+import { EmptyCard, ListSummary, OlderButton, usePagedList } from './lists.tsx';
 import { LoadedList, PageHead, StatusBadge } from './ui.tsx';
 
 /** The merchant's recent events, the payload each carried and the endpoints it went to. */
@@ -28,6 +28,7 @@ export function EventsPage({ meta, navigate }: Shared) {
           </select>
         </label>
       </div>
+      <ListSummary rows={events.data} noun={['event', 'events']} none="No events of this type." />
       {moreError && (
         <p className="error-banner" role="alert">
           {moreError}

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { api, when, type ApiKey, type NewApiKey } from './api.ts';
 import { LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
-import { FormEnd, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
+import { escapeCancels, FormEnd, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
+import { focusSoon } from './focus.ts';
 import { DataTable, EmptyCard, type Column } from './lists.tsx';
 import { Confirm, CopyButton, LoadedList, PageHead, useFlash, useLoad } from './ui.tsx';
 
@@ -43,9 +44,17 @@ export function KeysPage({ meta, locations }: Shared) {
       cell: (k) =>
         !k.revoked_at &&
         (confirming === k.id ? (
-          <Confirm text="Revoke? It stops working at once." action="Revoke key" onConfirm={() => revoke(k)} onCancel={() => setConfirming(null)} />
+          <Confirm
+            text="Revoke? It stops working at once."
+            action="Revoke key"
+            onConfirm={() => revoke(k)}
+            onCancel={() => setConfirming(null)}
+            opener={`revoke-${k.id}`}
+          />
         ) : (
           <button
+            id={`revoke-${k.id}`}
+            aria-label={`Revoke key ${k.label}`}
             className="link danger-text"
             onClick={() => {
               flash.clear();
@@ -66,6 +75,7 @@ export function KeysPage({ meta, locations }: Shared) {
       >
         {!creating && !created && (
           <button
+            id="create-key"
             className="primary"
             onClick={() => {
               flash.clear();
@@ -80,7 +90,9 @@ export function KeysPage({ meta, locations }: Shared) {
 
       {created && (
         <div className="card secret-card">
-          <h2>Key “{created.label}” created</h2>
+          <h2 id="created-key" tabIndex={-1}>
+            Key “{created.label}” created
+          </h2>
           <p className="warning">Copy this secret now. It is shown only once; we keep only a hash of it.</p>
           <div className="secret-row">
             <code className="secret" id="new-secret" data-testid="new-secret">
@@ -88,7 +100,13 @@ export function KeysPage({ meta, locations }: Shared) {
             </code>
             <CopyButton text={created.secret} targetId="new-secret" />
           </div>
-          <button className="link" onClick={() => setCreated(null)}>
+          <button
+            className="link"
+            onClick={() => {
+              setCreated(null);
+              focusSoon('create-key');
+            }}
+          >
             I have stored it — close
           </button>
         </div>
@@ -97,10 +115,15 @@ export function KeysPage({ meta, locations }: Shared) {
         <KeyForm
           meta={meta}
           locations={locations}
-          onCancel={() => setCreating(false)}
+          onCancel={() => {
+            setCreating(false);
+            focusSoon('create-key');
+          }}
           onCreated={(k) => {
             setCreating(false);
             setCreated(k);
+            flash.ok(`Key “${k.label}” created. Copy its secret now: it is shown only once.`);
+            focusSoon('created-key');
             void keys.reload();
           }}
         />
@@ -164,9 +187,15 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
   // Scopes an alias already grants are shown as included.
   const implied = new Set(scopes.flatMap((s) => meta.scope_aliases[s] ?? []));
   return (
-    <form className="card form" onSubmit={submit} noValidate aria-label="Create API key">
+    <form className="card form" onSubmit={submit} onKeyDown={escapeCancels(onCancel)} noValidate aria-label="Create API key">
       <h2>New API key</h2>
-      <TextField className="field" label="Label" placeholder="e.g. Acme 3PL – Main warehouse" {...field('label', label, setLabel, { formMessage: true })} />
+      <TextField
+        className="field"
+        label="Label"
+        placeholder="e.g. Acme 3PL – Main warehouse"
+        autoFocus
+        {...field('label', label, setLabel, { formMessage: true })}
+      />
       <PresetCheckboxes
         legend="Scopes"
         name="scopes"

@@ -36,6 +36,7 @@ export function OverviewPage({ navigate }: Shared) {
             </div>
           </div>
           <RequestChart hours={requests.hours} />
+          <RequestTable hours={requests.hours} />
           <p className="small">
             <Link to="/portal/requests?status_class=errors" navigate={navigate}>
               See failed requests →
@@ -151,5 +152,30 @@ function RequestChart({ hours }: { hours: Overview['requests']['hours'] }) {
         now
       </text>
     </svg>
+  );
+}
+
+/** The chart's numbers as a table for screen readers (the bars say them by height and colour only). */
+function RequestTable({ hours }: { hours: Overview['requests']['hours'] }) {
+  return (
+    <table className="sr-only">
+      <caption>Requests per hour over the last 24 hours</caption>
+      <thead>
+        <tr>
+          <th>Hour</th>
+          <th>Requests</th>
+          <th>Errors</th>
+        </tr>
+      </thead>
+      <tbody>
+        {hours.map((x) => (
+          <tr key={x.hour}>
+            <td>{new Date(x.hour).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}</td>
+            <td>{x.total}</td>
+            <td>{x.errors}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

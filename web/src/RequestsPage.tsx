@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { api, ApiError, whenExact, withQuery, type ApiKey, type LoggedRequest } from './api.ts';
 import { Link, type Shared } from './shared.tsx';
 import { FieldMessage } from './forms.tsx';
-import { DataTable, EmptyCard, OlderButton, usePagedList, type Column } from './lists.tsx';
+import { DataTable, EmptyCard, ListSummary, OlderButton, usePagedList, type Column } from './lists.tsx';
+import { focusSoon } from './focus.ts';
 import { CodeBadge, CopyButton, LoadedList, PageHead, useLoad } from './ui.tsx';
 
 const CLASSES = [
@@ -111,8 +112,17 @@ export function RequestsPage({ meta, navigate, requestId, search }: Shared & { r
           </select>
         </label>
         {/* Keyed by the filter in the address: Back to another filter shows that one, not the text typed before. */}
-        <PathFilter key={filters.path} value={filters.path} onChange={(path) => go({ path })} />
+        <PathFilter
+          key={filters.path}
+          value={filters.path}
+          onChange={(path) => {
+            go({ path });
+            // The box is made anew for the new filter (keyed by it): focus goes with it.
+            focusSoon('path-filter');
+          }}
+        />
       </div>
+      <ListSummary rows={requests.data} noun={['request', 'requests']} none="No request matches these filters." />
       <LoadedList
         state={requests}
         empty={
@@ -146,7 +156,7 @@ function PathFilter({ value, onChange }: { value: string; onChange: (v: string) 
       <label>
         Path contains
         <span className="find-row">
-          <input name="path" value={text} placeholder="/orders" onChange={(e) => setText(e.target.value)} />
+          <input id="path-filter" name="path" value={text} placeholder="/orders" onChange={(e) => setText(e.target.value)} />
           <button type="submit">Filter</button>
         </span>
       </label>

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import { api, percent, when, type DeliveryDetail, type EndpointWithHealth, type NewEndpoint, type PortalDelivery } from './api.ts';
 import { Link, LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
-import { FormEnd, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
+import { escapeCancels, FormEnd, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
+import { announceNext, focusSoon } from './focus.ts';
 import { DataTable, deliveryOutcomeColumns, EmptyCard, OlderButton, usePagedList, type Column } from './lists.tsx';
 import { Card, Confirm, CopyButton, LoadedList, LoadError, PageHead, StatusBadge, useFlash, useLoad } from './ui.tsx';
 
@@ -81,12 +82,25 @@ export function WebhooksPage({ meta, locations, navigate }: Shared) {
     <section>
       <PageHead title="Webhook endpoints" intro="We POST signed events to these URLs when orders, fulfillments, inventory or your catalog change.">
         {!creating && (
-          <button className="primary" onClick={() => setCreating(true)}>
+          <button id="add-endpoint" className="primary" onClick={() => setCreating(true)}>
             Add endpoint
           </button>
         )}
       </PageHead>
-      {creating && <EndpointForm meta={meta} locations={locations} onCancel={() => setCreating(false)} onSaved={(e) => navigate(`/portal/webhooks/${e.id}`)} />}
+      {creating && (
+        <EndpointForm
+          meta={meta}
+          locations={locations}
+          onCancel={() => {
+            setCreating(false);
+            focusSoon('add-endpoint');
+          }}
+          onSaved={(e) => {
+            announceNext('Endpoint added. Its signing secret is below; send a test event to try your receiver.');
+            navigate(`/portal/webhooks/${e.id}`);
+          }}
+        />
+      )}
       <LoadedList
         state={endpoints}
         empty={
@@ -130,10 +144,22 @@ function EndpointForm({
     'Could not save the endpoint. Try again.',
   );
   return (
-    <form className="card form" onSubmit={submit} noValidate aria-label={editing ? 'Edit webhook endpoint' : 'Add webhook endpoint'}>
+    <form
+      className="card form"
+      onSubmit={submit}
+      onKeyDown={escapeCancels(onCancel)}
+      noValidate
+      aria-label={editing ? 'Edit webhook endpoint' : 'Add webhook endpoint'}
+    >
       <h2>{editing ? 'Edit endpoint' : 'New endpoint'}</h2>
-      <TextField className="field" label="URL" placeholder="https://warehouse.example.com/webhooks" {...field('url', url, setUrl, { formMessage: true })} />
-      <TextField className="field" label="Description (optional)" name="description" value={description} error={errors.description} onChange={setDescription} />
+      <TextField
+        className="field"
+        label="URL"
+        placeholder="https://warehouse.example.com/webhooks"
+        autoFocus
+        {...field('url', url, setUrl, { formMessage: true })}
+      />
+      <TextField className="field" label="Description (optional)" {...field('description', description, setDescription)} />
       <PresetCheckboxes legend="Events" name="events" onPreset={() => editEvents(meta.warehouse_events)} error={errors.events}>
         <div className="checks columns">
           {meta.event_types.map((t) => (
@@ -191,7 +217,10 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
   };
   const remove = async () => {
     setConfirm(null);
-    if (await flash.run(() => api('DELETE', `/webhook-endpoints/${id}`))) navigate('/portal/webhooks');
+    if (await flash.run(() => api('DELETE', `/webhook-endpoints/${id}`))) {
+      announceNext('Endpoint deleted, with its delivery log.');
+      navigate('/portal/webhooks');
+    }
   };
   const deliveryColumns: Column<PortalDelivery>[] = [
     {
@@ -217,7 +246,7 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
       label: '',
       className: 'actions',
       cell: (d) => (
-        <button className="small" onClick={() => resend(d.id)}>
+        <button className="small" aria-label={`Resend delivery ${d.id.slice(0, 8)}`} onClick={() => resend(d.id)}>
           Resend
         </button>
       ),
@@ -237,6 +266,7 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
         </div>
         <div className="buttons">
           <button
+            id="edit-endpoint"
             onClick={() => {
               flash.clear();
               setEditing(true);
@@ -266,9 +296,16 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
             {endpoint.status === 'enabled' ? 'Disable' : 'Enable'}
           </button>
           {confirm === 'delete' ? (
-            <Confirm text="Delete this endpoint and its delivery log?" action="Delete endpoint" onConfirm={remove} onCancel={() => setConfirm(null)} />
+            <Confirm
+              text="Delete this endpoint and its delivery log?"
+              action="Delete endpoint"
+              onConfirm={remove}
+              onCancel={() => setConfirm(null)}
+              opener="delete-endpoint"
+            />
           ) : (
             <button
+              id="delete-endpoint"
               className="danger-text"
               onClick={() => {
                 flash.clear();
@@ -286,7 +323,10 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
           meta={meta}
           locations={locations}
           editing={endpoint}
-          onCancel={() => setEditing(false)}
+          onCancel={() => {
+            setEditing(false);
+            focusSoon('edit-endpoint');
+          }}
           onSaved={async () => {
             setEditing(false);
             flash.ok('Endpoint saved.');
@@ -305,11 +345,23 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
           {secret ? (
             <>
               <CopyButton text={secret} targetId="signing-secret" />
-              <button onClick={() => setSecret(null)}>Hide</button>
+              <button
+                id="hide-secret"
+                onClick={() => {
+                  setSecret(null);
+                  focusSoon('reveal-secret');
+                }}
+              >
+                Hide
+              </button>
             </>
           ) : (
             <button
-              onClick={() => flash.run(async () => setSecret((await api<{ signing_secret: string }>('GET', `/webhook-endpoints/${id}/secret`)).signing_secret))}
+              id="reveal-secret"
+              onClick={async () => {
+                if (await flash.run(async () => setSecret((await api<{ signing_secret: string }>('GET', `/webhook-endpoints/${id}/secret`)).signing_secret)))
+                  focusSoon('hide-secret');
+              }}
             >
               Reveal
             </button>
@@ -322,9 +374,11 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
                 act(async () => setSecret((await api<NewEndpoint>('POST', `/webhook-endpoints/${id}/rotate-secret`)).signing_secret), 'Secret rotated.')
               }
               onCancel={() => setConfirm(null)}
+              opener="rotate-secret"
             />
           ) : (
             <button
+              id="rotate-secret"
               onClick={() => {
                 flash.clear();
                 setConfirm('rotate');

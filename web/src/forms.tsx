@@ -1,13 +1,18 @@
 // What every form shares: a labelled input with its message, the form's own message and buttons,
 // and one submit (local checks, then the request, then the API's field errors).
-import { useCallback, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useCallback, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ApiError } from './api.ts';
+import { focusSoon } from './focus.ts';
 import { CancelButton } from './ui.tsx';
 
-export function FieldMessage({ id, text }: { id: string; text?: string }) {
-  // Always rendered so screen readers announce the message when it appears.
+/**
+ * A field's message, the field's description (aria-describedby). A refused submit moves focus to
+ * the first field with a message, which reads it out; inside the field's label it is hidden from
+ * the label's text, else it became part of the field's name ("URL Enter the https URL…").
+ */
+export function FieldMessage({ id, text, inLabel = false }: { id: string; text?: string; inLabel?: boolean }) {
   return (
-    <span id={id} className="field-error" role="alert" aria-live="assertive">
+    <span id={id} className="field-error" aria-hidden={inLabel || undefined}>
       {text ?? ''}
     </span>
   );
@@ -29,7 +34,7 @@ export function TextField({
     <label className={className}>
       {label}
       <input {...input} name={name} value={value} aria-invalid={!!error} aria-describedby={`${name}-error`} onChange={(e) => onChange(e.target.value)} />
-      <FieldMessage id={`${name}-error`} text={error} />
+      <FieldMessage id={`${name}-error`} text={error} inLabel />
     </label>
   );
 }
@@ -51,7 +56,7 @@ export function PresetCheckboxes({
   children: ReactNode;
 }) {
   return (
-    <fieldset className="field" aria-describedby={help ? `${name}-error ${name}-help` : `${name}-error`}>
+    <fieldset className="field" aria-describedby={help ? `${name}-error ${name}-help` : `${name}-error`} data-invalid={error ? 'true' : undefined}>
       <legend>
         {legend}{' '}
         <button type="button" className="small" onClick={onPreset}>
@@ -69,29 +74,52 @@ export function PresetCheckboxes({
   );
 }
 
-/** The form's own message: why the request failed when no field says. */
+/** The form's own message: why the request failed when no field says (a live region, always there). */
 export function FormError({ text }: { text: string }) {
-  if (!text) return null;
   return (
-    <p className="error" role="alert">
+    <p className="error form-error" role="alert">
       {text}
     </p>
   );
 }
 
-/** The end of a create or edit form: its message, the submit button and Cancel. */
+/**
+ * The end of a create or edit form: its message, the submit button and Cancel. The button stays
+ * focusable while the request runs (aria-disabled; useFormSubmit ignores a second submit): a
+ * disabled button loses focus to <body>.
+ */
 export function FormEnd({ formError, busy, action, onCancel }: { formError: string; busy: boolean; action: string; onCancel: () => void }) {
   return (
     <>
       <FormError text={formError} />
       <div className="buttons">
-        <button className="primary" type="submit" disabled={busy}>
+        <button className="primary" type="submit" aria-disabled={busy || undefined}>
           {action}
         </button>
         <CancelButton onClick={onCancel} />
       </div>
     </>
   );
+}
+
+/** A form's keys: Escape cancels it (and its opener gets focus back: `cancel` says how). */
+export const escapeCancels = (cancel: () => void) => (e: React.KeyboardEvent) => {
+  if (e.key === 'Escape') {
+    e.preventDefault();
+    cancel();
+  }
+};
+
+/** After a refused submit: focus on the first field with a message (or the form's message). */
+function focusFirstError(form: HTMLFormElement) {
+  focusSoon(() => {
+    const field = form.querySelector<HTMLElement>('[aria-invalid="true"], fieldset[data-invalid="true"] input:not(:disabled)');
+    if (field) return field;
+    const message = form.querySelector<HTMLElement>('.form-error');
+    if (!message?.textContent) return null;
+    message.tabIndex = -1;
+    return message;
+  });
 }
 
 /** A list of checked values after one checkbox changed. */
@@ -106,20 +134,26 @@ export function useFormSubmit() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState('');
   const [busy, setBusy] = useState(false);
+  const sending = useRef(false);
   const submitWith = (check: () => Record<string, string | false | undefined>, send: () => Promise<void>, failed: string) => async (e: React.FormEvent) => {
     e.preventDefault();
+    if (sending.current) return; // the button stays focusable while busy: one request at a time
+    const form = e.currentTarget as HTMLFormElement;
     const local: Record<string, string> = {};
     for (const [field, message] of Object.entries(check())) if (message) local[field] = message;
     setErrors(local);
     setFormError('');
-    if (Object.keys(local).length) return;
+    if (Object.keys(local).length) return focusFirstError(form);
+    sending.current = true;
     setBusy(true);
     try {
       await send();
     } catch (err) {
       setErrors(err instanceof ApiError ? err.fields : {});
       setFormError(err instanceof ApiError ? err.message : failed);
+      if (form.isConnected) focusFirstError(form);
     } finally {
+      sending.current = false;
       setBusy(false);
     }
   };

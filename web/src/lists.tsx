@@ -38,7 +38,7 @@ export function DataTable<T extends { id: string }>({
         <thead>
           <tr>
             {columns.map((c, i) => (
-              <th key={i}>{c.label}</th>
+              <th key={i}>{c.label || <span className="sr-only">Actions</span>}</th>
             ))}
           </tr>
         </thead>
@@ -115,5 +115,23 @@ export function OlderButton({ list, children }: { list: { hasOlder: boolean; loa
     <div className="more">
       <button onClick={list.loadOlder}>{children}</button>
     </div>
+  );
+}
+
+/**
+ * What a filtered list now holds, said by a live region that stays on the page (a filter replaced
+ * the list with nothing said): "12 requests shown", "No request matches".
+ */
+export function ListSummary({ rows, noun, none }: { rows: unknown[] | null; noun: [string, string]; none: string }) {
+  const text =
+    rows === null
+      ? ''
+      : rows.length === 0
+        ? none
+        : `${rows.length} ${rows.length === 1 ? noun[0] : noun[1]} shown${rows.length >= 50 ? ' (older ones on request)' : ''}.`;
+  return (
+    <p className="sr-only" role="status">
+      {text}
+    </p>
   );
 }

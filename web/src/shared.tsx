@@ -20,7 +20,7 @@ export function LocationChooser(props: {
 }) {
   const specific = props.value !== null;
   return (
-    <fieldset className="field" aria-describedby={`${props.name}-locations-error`}>
+    <fieldset className="field" aria-describedby={`${props.name}-locations-error`} data-invalid={props.error ? 'true' : undefined}>
       <legend>Locations</legend>
       <div>
         <label className="inline">

@@ -2,6 +2,7 @@
 // confirmations, page heads, badges, and data loaded for a page with its error and loading states.
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { copyText, failureText } from './api.ts';
+import { focusSoon, takeAnnouncement } from './focus.ts';
 
 export function CopyButton({ text, label = 'Copy', targetId }: { text: string; label?: string; targetId?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
@@ -33,6 +34,12 @@ export function CopyButton({ text, label = 'Copy', targetId }: { text: string; l
 /** One message at a time for a page; any new action or context replaces or clears it. */
 export function useFlash() {
   const [flash, setFlash] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  // What the previous page's action left to say (an endpoint added or deleted), once this page's
+  // live regions exist: text put into a region already on the page is what screen readers read.
+  useEffect(() => {
+    const text = takeAnnouncement();
+    if (text) setFlash({ kind: 'ok', text });
+  }, []);
   const ok = useCallback((text: string) => setFlash({ kind: 'ok', text }), []);
   const fail = useCallback((err: unknown) => setFlash({ kind: 'error', text: failureText(err) }), []);
   const clear = useCallback(() => setFlash(null), []);
@@ -48,14 +55,23 @@ export function useFlash() {
       return false;
     }
   }, []);
-  const view = flash ? (
-    <p className={flash.kind === 'ok' ? 'notice' : 'error-banner'} role={flash.kind === 'ok' ? 'status' : 'alert'}>
-      {flash.text}
-      <button type="button" className="link dismiss" aria-label="Dismiss message" onClick={clear}>
-        ×
-      </button>
-    </p>
-  ) : null;
+  // Both live regions are always on the page, the message put into one of them: a region inserted
+  // with its text already in it is often not read out.
+  const message = (kind: 'ok' | 'error') =>
+    flash?.kind === kind ? (
+      <p className={`flash-message ${kind === 'ok' ? 'notice' : 'error-banner'}`}>
+        {flash.text}
+        <button type="button" className="link dismiss" aria-label="Dismiss message" onClick={clear}>
+          ×
+        </button>
+      </p>
+    ) : null;
+  const view = (
+    <div className="flash">
+      <div role="status">{message('ok')}</div>
+      <div role="alert">{message('error')}</div>
+    </div>
+  );
   return { ok, fail, clear, run, view };
 }
 
@@ -70,21 +86,48 @@ export function LoadError({ error, retry }: { error: unknown; retry: () => void 
   );
 }
 
-export function Confirm({ text, action, onConfirm, onCancel }: { text: ReactNode; action: string; onConfirm: () => void; onCancel: () => void }) {
+/**
+ * A confirmation in place of the button that asked for it (`opener`, its id): focus starts on
+ * Cancel, Escape cancels, and a cancel puts focus back on the opener.
+ */
+export function Confirm({
+  text,
+  action,
+  onConfirm,
+  onCancel,
+  opener,
+}: {
+  text: ReactNode;
+  action: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  opener?: string;
+}) {
+  const cancel = () => {
+    onCancel();
+    if (opener) focusSoon(opener);
+  };
   return (
-    <span className="confirm" role="group" aria-label="Confirm">
+    <span
+      className="confirm"
+      role="group"
+      aria-label="Confirm"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') cancel();
+      }}
+    >
       {text}{' '}
       <button type="button" className="danger" onClick={onConfirm}>
         {action}
       </button>
-      <CancelButton onClick={onCancel} />
+      <CancelButton onClick={cancel} autoFocus />
     </span>
   );
 }
 
-export function CancelButton({ onClick }: { onClick: () => void }) {
+export function CancelButton({ onClick, autoFocus }: { onClick: () => void; autoFocus?: boolean }) {
   return (
-    <button type="button" className="link" onClick={onClick}>
+    <button type="button" className="link" onClick={onClick} autoFocus={autoFocus}>
       Cancel
     </button>
   );

@@ -1,0 +1,60 @@
+// Where keyboard focus goes when the page changes under it, and what is said when it does.
+// Buttons that an action removes (a confirmation replacing its opener, a form hiding the button
+// that opened it, a list reloaded) took focus with them to <body>: a screen reader said nothing
+// and the next Tab started at the top. The pieces that know better move focus themselves
+// (`focusSoon`); `keepFocus` is the safety net for the rest.
+
+/** Focuses an element once the next render is on screen: by id, or as found by `find`. */
+export function focusSoon(target: string | (() => HTMLElement | null | undefined)): void {
+  requestAnimationFrame(() => {
+    const el = typeof target === 'string' ? document.getElementById(target) : target();
+    el?.focus();
+  });
+}
+
+/** Focuses a heading or region that is not focusable by Tab (tabindex -1), to read it out. */
+export function focusStatic(el: HTMLElement | null | undefined): boolean {
+  if (!el) return false;
+  if (!el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
+  el.focus();
+  return true;
+}
+
+/**
+ * Watches `root`: when the element that had focus inside it is removed and focus fell to <body>,
+ * focus goes to the page's message (what the action did), else to the page's heading. Focus the
+ * person moved out of the page on purpose (a click outside any control) is left alone.
+ */
+export function keepFocus(root: HTMLElement): () => void {
+  let last: Element | null = null;
+  const onFocusIn = (e: FocusEvent) => {
+    last = e.target instanceof Element && root.contains(e.target) ? e.target : null;
+  };
+  const observer = new MutationObserver(() => {
+    if (!last || last.isConnected) return;
+    if (document.activeElement && document.activeElement !== document.body) return;
+    last = null;
+    const message = root.querySelector<HTMLElement>('.flash-message');
+    if (!focusStatic(message)) focusStatic(root.querySelector<HTMLElement>('h1') ?? root);
+  });
+  document.addEventListener('focusin', onFocusIn);
+  observer.observe(root, { childList: true, subtree: true });
+  return () => {
+    document.removeEventListener('focusin', onFocusIn);
+    observer.disconnect();
+  };
+}
+
+let pending: string | null = null;
+
+/** A message for the next page to announce (an action that leaves the page: endpoint added or deleted). */
+export function announceNext(text: string): void {
+  pending = text;
+}
+
+/** The message left for this page, once. */
+export function takeAnnouncement(): string | null {
+  const text = pending;
+  pending = null;
+  return text;
+}
