@@ -501,6 +501,47 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   }, 60_000);
 
+  it('by keyboard: titles and focus follow pages, Escape cancels and focus returns to the opener, a new key is announced and focused (focus fell to <body>)', async () => {
+    /** The focused element: tag and id, else name, else text. */
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.activeElement;
+        return el ? `${el.tagName.toLowerCase()}:${el.id || el.getAttribute('name') || (el.textContent ?? '').trim().slice(0, 40)}` : null;
+      });
+    await signIn();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await until(() => page.title()).toBe('Overview · Merchant portal');
+    await nav('API keys').click();
+    await until(() => page.title()).toBe('API keys · Merchant portal');
+    await until(focused).toBe('h1:API keys');
+    // A confirmation starts on Cancel; Escape cancels it and focus goes back to the button that asked.
+    const revoke = page.getByRole('button', { name: /^Revoke key / }).first();
+    const opener = await revoke.getAttribute('id');
+    await revoke.click();
+    await until(focused).toBe('button:Cancel');
+    await page.keyboard.press('Escape');
+    await until(focused).toBe(`button:${opener}`);
+    // A form opens on its first field; Escape closes it, focus back on its opener.
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await until(focused).toBe('input:label');
+    await page.keyboard.press('Escape');
+    await until(focused).toBe('button:create-key');
+    // A key made: focus on its card, and the status region says so.
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('textbox', { name: 'Label', exact: true }).fill('Keyboard key');
+    await page.getByRole('checkbox', { name: /^orders\.read/ }).check();
+    await page.getByRole('button', { name: 'Create key' }).last().click();
+    await page.getByRole('status').getByText('Key “Keyboard key” created. Copy its secret now: it is shown only once.').waitFor();
+    await until(focused).toMatch(/^p:Key “Keyboard key” created\. Copy/);
+    // A link followed inside a page: the new page's title and heading.
+    await nav('Webhooks').click();
+    await page.locator('table a').first().click();
+    await until(() => page.title()).toBe('Webhook endpoint · Merchant portal');
+    await until(focused).toMatch(/^h1:https?:\/\//);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  }, 60_000);
+
   it('a refusal for too many attempts says when to try again (the server sends Retry-After)', async () => {
     for (let i = 0; i < 6; i++) {
       await page.getByLabel('Email').fill('ops@acme.test');

@@ -8,7 +8,7 @@ import { DeliveryPage } from './DeliveryPage.tsx';
 import { WebhooksPage, EndpointPage } from './WebhooksPage.tsx';
 import { FormError, TextField, useFormSubmit } from './forms.tsx';
 import { LoadError } from './ui.tsx';
-import { focusStatic, keepFocus } from './focus.ts';
+import { focusHeading, keepFocus } from './focus.ts';
 import type { Shared } from './shared.tsx';
 
 /** The path shown, its navigation, and a resync with the address bar (after sign-in). */
@@ -52,8 +52,13 @@ function usePageArrival(title: string, signedInHere: boolean) {
   // focused, or the page itself while its heading is still loading.
   useEffect(() => {
     if (!main) return;
-    if (arrivals.current++ > 0 || signedInHere) requestAnimationFrame(() => focusStatic(main.querySelector<HTMLElement>('h1') ?? main));
-    return keepFocus(main);
+    let stopWaiting = () => {};
+    if (arrivals.current++ > 0 || signedInHere) requestAnimationFrame(() => (stopWaiting = focusHeading(main)));
+    const stopKeeping = keepFocus(main);
+    return () => {
+      stopWaiting();
+      stopKeeping();
+    };
   }, [main]);
   return setMain;
 }

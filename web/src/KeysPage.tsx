@@ -90,9 +90,7 @@ export function KeysPage({ meta, locations }: Shared) {
 
       {created && (
         <div className="card secret-card">
-          <h2 id="created-key" tabIndex={-1}>
-            Key “{created.label}” created
-          </h2>
+          <h2>Key “{created.label}” created</h2>
           <p className="warning">Copy this secret now. It is shown only once; we keep only a hash of it.</p>
           <div className="secret-row">
             <code className="secret" id="new-secret" data-testid="new-secret">
@@ -122,8 +120,8 @@ export function KeysPage({ meta, locations }: Shared) {
           onCreated={(k) => {
             setCreating(false);
             setCreated(k);
+            // The focused submit button goes with the form: focus moves to this message (keepFocus).
             flash.ok(`Key “${k.label}” created. Copy its secret now: it is shown only once.`);
-            focusSoon('created-key');
             void keys.reload();
           }}
         />

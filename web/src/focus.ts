@@ -58,3 +58,25 @@ export function takeAnnouncement(): string | null {
   pending = null;
   return text;
 }
+
+/**
+ * A page arrived in `main`: focus on its heading. A page still loading has none yet: `main` takes
+ * focus meanwhile and hands it to the heading when it appears, unless the person moved on.
+ */
+export function focusHeading(main: HTMLElement): () => void {
+  const heading = () => main.querySelector<HTMLElement>('h1');
+  if (focusStatic(heading())) return () => {};
+  focusStatic(main);
+  const observer = new MutationObserver(() => {
+    const h = heading();
+    if (!h) return;
+    observer.disconnect();
+    if (document.activeElement === main || document.activeElement === document.body) focusStatic(h);
+  });
+  observer.observe(main, { childList: true, subtree: true });
+  const timer = setTimeout(() => observer.disconnect(), 10_000);
+  return () => {
+    clearTimeout(timer);
+    observer.disconnect();
+  };
+}
