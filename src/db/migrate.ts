@@ -16,6 +16,7 @@ import * as deliveryWake from './migrations/0009_delivery_wake.ts';
 import * as warehouseFilters from './migrations/0010_warehouse_filters.ts';
 import * as requestLogUnchecked from './migrations/0011_request_log_unchecked.ts';
 import * as endpointDisabledReason from './migrations/0012_endpoint_disabled_reason.ts';
+import * as keyRevocationNotify from './migrations/0013_key_revocation_notify.ts';
 
 export const migrations: { name: string; statements: string[] }[] = [
   { name: '0001_foundation', statements: foundation.statements },
@@ -29,6 +30,7 @@ export const migrations: { name: string; statements: string[] }[] = [
   { name: '0010_warehouse_filters', statements: warehouseFilters.statements },
   { name: '0011_request_log_unchecked', statements: requestLogUnchecked.statements },
   { name: '0012_endpoint_disabled_reason', statements: endpointDisabledReason.statements },
+  { name: '0013_key_revocation_notify', statements: keyRevocationNotify.statements },
 ];
 
 /**

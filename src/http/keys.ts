@@ -4,9 +4,9 @@
 //
 // Lookups are cached in the process (issue #14: the lookup was a round trip on every request), and
 // a revocation still takes effect at once everywhere:
-// - the revoking statement itself sends NOTIFY api_key_changes (pg_notify in its RETURNING list, so
-//   the notification leaves with the commit, before the revoke is answered), and this process
-//   forgets the key directly;
+// - setting api_keys.revoked_at sends NOTIFY api_key_changes (a trigger, migration 0013, so the
+//   notification leaves with the commit, before the revoke is answered, whoever wrote it), and
+//   this process forgets the key directly;
 // - every API process on PostgreSQL LISTENs on that channel on a connection of its own, forgets
 //   the key it names and answers on KEY_ACKS_CHANNEL; the revoking process waits (up to 2 s) for as
 //   many answers as there are listening connections before it answers the revoke, so when the

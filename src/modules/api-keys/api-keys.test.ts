@@ -179,6 +179,18 @@ describe.runIf(onPostgres())('API processes on one PostgreSQL', () => {
     }
   });
 
+  it('a revocation written by anything else (an older version during a rolling deploy, psql) is heard too', async () => {
+    const key = await m.key(['orders.read']);
+    const id = await keyId(key);
+    for (const i of [0, 1]) {
+      expect((await get(i, key)).status).toBe(200);
+      expect((await get(i, key)).status).toBe(200);
+    }
+    // The statement an older version's revoke ran: it announced nothing, and both processes kept the key.
+    await sql`update api_keys set revoked_at = clock_timestamp() where id = ${id}`.execute(t.database.db);
+    for (const i of [0, 1]) await expect.poll(async () => (await get(i, key)).status, { timeout: 5_000, interval: 50 }).toBe(401);
+  });
+
   it("a revocation while B's LISTEN connection is down is not missed", async () => {
     const key = await m.key(['orders.read']);
     const id = await keyId(key);

@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { merchantRow, ofMerchant, type Scope } from '../../db/scope.ts';
-import { KEY_CHANGES_CHANNEL, KEY_LISTENER_NAME } from '../../http/keys.ts';
+import { KEY_LISTENER_NAME } from '../../http/keys.ts';
 
 const COLUMNS = ['id', 'label', 'prefix', 'scopes', 'location_ids', 'created_at', 'last_used_at', 'revoked_at'] as const;
 
@@ -24,8 +24,9 @@ export function selectApiKey(db: Database, scope: Scope, id: string) {
 }
 
 /**
- * Revoking twice keeps the first time. The statement announces the change on KEY_CHANGES_CHANNEL
- * (sent at commit, dropped by a rollback): every API process forgets its cached copy of the key.
+ * Revoking twice keeps the first time. Setting revoked_at announces the change on
+ * KEY_CHANGES_CHANNEL (a trigger, migration 0013: sent at commit, dropped by a rollback, and sent
+ * whoever writes the column): every API process forgets its cached copy of the key.
  */
 export function markRevoked(db: Database, scope: Scope, id: string) {
   return db
@@ -33,7 +34,7 @@ export function markRevoked(db: Database, scope: Scope, id: string) {
     .set({ revoked_at: sql`coalesce(revoked_at, clock_timestamp())`, updated_at: sql`clock_timestamp()` })
     .where(ofMerchant('api_keys', scope))
     .where('id', '=', id)
-    .returning([...COLUMNS, sql<unknown>`pg_notify(${KEY_CHANGES_CHANNEL}, api_keys.id::text)`.as('announced')])
+    .returning(COLUMNS)
     .executeTakeFirst();
 }
 
