@@ -11,6 +11,7 @@ import { json, portalJson, problem, shutDown, startMerchantApp, startTestApp, te
 import { objectIdOf, startReceiver, type Receiver } from './receiver.ts';
 import { verify } from './webhook-signature.ts';
 import { receivingEndpoint } from './fixtures.ts';
+import * as endpointDisabledReason from '../src/db/migrations/0012_endpoint_disabled_reason.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -220,6 +221,18 @@ describe('delivery', () => {
     await t.api(key, 'POST', '/products', { title: 'Gone again' });
     await worker.tick();
     expect((await shown())?.reason).toBe('gone');
+    // Endpoints disabled before migration 0012 (no reason stored) get the one their history shows.
+    const byHand = json(
+      await m.op('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/by-hand', events: ['order.created'] }),
+      201,
+      'createWebhookEndpoint',
+    ).data.id;
+    json(await m.op('PATCH', `/webhook-endpoints/${byHand}`, { status: 'disabled' }), 200, 'updateWebhookEndpoint');
+    await sql`update webhook_endpoints set disabled_reason = null, disabled_at = null where merchant_id = ${m.id}`.execute(t.database.db);
+    await sql.raw(endpointDisabledReason.statements[1]).execute(t.database.db);
+    expect((await shown())?.reason).toBe('gone');
+    const manual = portalJson(await portalGet(`/webhook-endpoints/${byHand}`), 200, 'GET /portal/api/webhook-endpoints/:id').data.disabled;
+    expect(manual).toEqual({ reason: 'manual', at: expect.any(String) });
   });
 
   it('does not follow redirects, and times out slow receivers', async () => {
