@@ -4,11 +4,16 @@
 // and the next Tab started at the top. The pieces that know better move focus themselves
 // (`focusSoon`); `keepFocus` is the safety net for the rest.
 
-/** Focuses an element once the next render is on screen: by id, or as found by `find`. */
-export function focusSoon(target: string | (() => HTMLElement | null | undefined)): void {
+/**
+ * Focuses an element once the render that makes it is on screen: by id, or as found by `find`.
+ * React commits a state change when its scheduler runs, which on a busy machine can come after the
+ * next frame: the element is looked for frame after frame, for up to about a second.
+ */
+export function focusSoon(target: string | (() => HTMLElement | null | undefined), frames = 60): void {
   requestAnimationFrame(() => {
     const el = typeof target === 'string' ? document.getElementById(target) : target();
-    el?.focus();
+    if (el) el.focus();
+    else if (frames > 0) focusSoon(target, frames - 1);
   });
 }
 
