@@ -7,7 +7,7 @@ import { listApiKeys } from '../modules/api-keys/service.ts';
 import { recentEvents } from '../modules/event-log/service.ts';
 import { StatusClass } from '../modules/request-log/schemas.ts';
 import { getRequest, listRequests, requestStats } from '../modules/request-log/service.ts';
-import { emptyHealth, endpointHealth, failingDeliveries } from '../modules/webhook-endpoints/insight.ts';
+import { emptyHealth, endpointHealth, failingCount, failingDeliveries } from '../modules/webhook-endpoints/insight.ts';
 import { listEndpoints } from '../modules/webhook-endpoints/service.ts';
 import { Envelope, InstantBefore, LoggedEvent, LoggedRequest, Overview, Page, PageLimit, checkInstantBefore } from './schemas.ts';
 import { portalCtx } from './sessions.ts';
@@ -65,11 +65,12 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/overview', { schema: { ...hidden, response: { 200: Envelope(Overview) } } }, async (req) => {
     await app.requestLog.flush();
     const c = ctx(req);
-    const [keys, endpoints, health, failing, requests] = await Promise.all([
+    const [keys, endpoints, health, failing, failingTotal, requests] = await Promise.all([
       listApiKeys(c),
       listEndpoints(c),
       endpointHealth(c),
       failingDeliveries(c),
+      failingCount(c),
       requestStats(c),
     ]);
     return {
@@ -77,6 +78,7 @@ export const consoleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         keys: keys.filter((k) => !k.revoked_at),
         endpoints: endpoints.map((e) => ({ ...e, health: health.get(e.id) ?? emptyHealth() })),
         failing_deliveries: failing,
+        failing_total: failingTotal,
         requests,
       },
       request_id: req.id,

@@ -58,6 +58,8 @@ export const Overview = Type.Object({
   keys: Type.Array(ApiKey),
   endpoints: Type.Array(EndpointWithHealth),
   failing_deliveries: Type.Array(FailingDelivery),
+  /** How many deliveries are failed or retrying (failing_deliveries shows the latest 10); counted up to 1000. */
+  failing_total: Type.Integer(),
   requests: RequestStats,
 });
 

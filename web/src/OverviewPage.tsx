@@ -54,16 +54,26 @@ export function OverviewPage({ navigate }: Shared) {
           {(e) => <EndpointLine endpoint={e} navigate={navigate} />}
         </ShortList>
       </Card>
-      <Card title="Failing deliveries">
+      <Card title={data.failing_total === 0 ? 'Failing deliveries' : `Failing deliveries (${countText(data.failing_total)})`}>
         {data.failing_deliveries.length === 0 ? (
           <p className="muted">None: every recent delivery succeeded or is still on its first try.</p>
         ) : (
-          <DataTable rows={data.failing_deliveries} columns={failingColumns(navigate)} />
+          <>
+            {data.failing_total > data.failing_deliveries.length && (
+              <p className="small muted" data-testid="failing-count">
+                The latest {data.failing_deliveries.length} of {countText(data.failing_total)} failed or retrying; each endpoint's delivery log has them all.
+              </p>
+            )}
+            <DataTable rows={data.failing_deliveries} columns={failingColumns(navigate)} />
+          </>
         )}
       </Card>
     </section>
   );
 }
+
+/** A count the server stops at 1000: "1000 or more" there. */
+const countText = (n: number) => (n >= 1000 ? '1000 or more' : String(n));
 
 const failingColumns = (navigate: Shared['navigate']): Column<FailingDelivery>[] => [
   {

@@ -5,6 +5,7 @@ import { notFound } from '../../http/errors.ts';
 import { iso } from '../../http/serialize.ts';
 import type { Attempt, DeliveryDetail, EndpointHealth, PortalDelivery } from './schemas.ts';
 import {
+  countFailingDeliveries,
   selectAttemptRequests,
   selectEndpoint,
   selectFailingDeliveries,
@@ -97,3 +98,9 @@ export async function failingDeliveries(ctx: Ctx, limit = 10) {
   const rows = await selectFailingDeliveries(ctx.db, ctx, limit);
   return rows.map((d) => ({ ...presentPortalDelivery(d), endpoint: { id: d.endpoint_id, url: d.endpoint_url } }));
 }
+
+/** The most failing deliveries the overview counts ("1000 or more" beyond). */
+export const FAILING_COUNT_CAP = 1000;
+
+/** How many deliveries are failed or retrying now, up to FAILING_COUNT_CAP. */
+export const failingCount = (ctx: Ctx) => countFailingDeliveries(ctx.db, ctx, FAILING_COUNT_CAP);

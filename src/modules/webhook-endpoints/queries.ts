@@ -242,6 +242,16 @@ export function selectFailingDeliveries(db: Database, scope: Scope, limit: numbe
     .execute();
 }
 
+/** How many deliveries are failed or retrying, counted up to `cap` (the count stops there). */
+export async function countFailingDeliveries(db: Database, scope: Scope, cap: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from (
+      select 1 from webhook_deliveries d
+       where ${ofMerchant('d', scope)} and (d.status = 'failed' or (d.status = 'pending' and d.attempts > 0))
+       limit ${cap}) failing`.execute(db);
+  return rows[0].n;
+}
+
 /** Every attempt of a delivery with the request it sent, oldest first. */
 export function selectAttemptRequests(db: Database, scope: Scope, deliveryId: string) {
   return db

@@ -2,6 +2,7 @@
 // ping, PATCH with the create rules, delete with its deliveries, and what the portal shows of a
 // delivery (every attempt, the exact signed request, health); the actions' bodies (`{}` or none).
 import pino from 'pino';
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../events/signer.ts';
 import { startWorker, type Worker } from '../../events/worker.ts';
@@ -292,6 +293,17 @@ describe('in the portal', () => {
       endpoint: { id: ep.id, url: 'http://no-such-host.invalid/hooks' },
     });
     portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
+  }, 40_000);
+
+  it('the overview counts every failing delivery, not only the 10 it lists (a merchant with 12 saw 10 and no count)', async () => {
+    const ep = await portalEndpoint(t, s, { url: 'https://hooks.example.com/failing', events: ['order.created'] });
+    for (let i = 0; i < 12; i++) await placeOrder();
+    // As twelve attempts answered 500 leave them (the worker is not run here).
+    await sql`update webhook_deliveries set status = 'failed', attempts = 1 where endpoint_id = ${ep.id}`.execute(t.database.db);
+    const overview = portalJson(await call('GET', '/overview'), 200, 'GET /portal/api/overview').data;
+    expect([overview.failing_deliveries.length, overview.failing_total]).toEqual([10, 12]);
+    portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
+    expect(portalJson(await call('GET', '/overview'), 200, 'GET /portal/api/overview').data.failing_total).toBe(0);
   }, 40_000);
 });
 
