@@ -65,6 +65,13 @@ async function order(locationId: string) {
  */
 const until = <T>(read: () => T | Promise<T>, timeout = 15_000) => expect.poll(read, { timeout, interval: 100 });
 
+/** The focused element: tag and id, else name, else text. */
+const focused = () =>
+  page.evaluate(() => {
+    const el = document.activeElement;
+    return el ? `${el.tagName.toLowerCase()}:${el.id || el.getAttribute('name') || (el.textContent ?? '').trim().slice(0, 40)}` : null;
+  });
+
 const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
 
 /** Signs in as the test's portal user from the sign-in form. */
@@ -501,13 +508,34 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   }, 60_000);
 
+  it('a request opened from older pages keeps the list as loaded; focus goes to the detail, and back to its row on Close (the older pages were dropped)', async () => {
+    for (let i = 0; i < 55; i++) {
+      const res = await fetch(`${loopback}/api/integrations/v1/orders?limit=${(i % 5) + 1}`, { headers: { authorization: `Bearer ${keySecret}` } });
+      expect(res.status).toBe(200);
+    }
+    await signIn();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await nav('Request log').click();
+    await page.getByRole('button', { name: 'Older requests' }).click();
+    const rows = page.locator('table.requests tbody tr');
+    await until(() => rows.count()).toBeGreaterThan(50);
+    const count = await rows.count();
+    const link = rows.last().getByRole('link');
+    const id = await link.getAttribute('id');
+    await link.click();
+    const detail = page.getByRole('article', { name: 'Request details' });
+    await detail.waitFor();
+    await until(() => page.title()).toBe('Request · Merchant portal');
+    await until(focused).toMatch(/^h2:GET \/api\/integrations\/v1\//);
+    expect(await rows.count()).toBe(count);
+    await detail.getByRole('button', { name: 'Close' }).click();
+    await until(focused).toBe(`a:${id}`);
+    expect(await rows.count()).toBe(count);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  }, 60_000);
+
   it('by keyboard: titles and focus follow pages, Escape cancels and focus returns to the opener, a new key is announced and focused (focus fell to <body>)', async () => {
-    /** The focused element: tag and id, else name, else text. */
-    const focused = () =>
-      page.evaluate(() => {
-        const el = document.activeElement;
-        return el ? `${el.tagName.toLowerCase()}:${el.id || el.getAttribute('name') || (el.textContent ?? '').trim().slice(0, 40)}` : null;
-      });
     await signIn();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await until(() => page.title()).toBe('Overview · Merchant portal');

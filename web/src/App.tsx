@@ -176,8 +176,9 @@ export function App() {
           </button>
         </div>
       </header>
-      {/* Keyed by path: a page's messages and forms do not outlive it. */}
-      <main className="content" key={pathname} ref={mainRef}>
+      {/* Keyed by path: a page's messages and forms do not outlive it. The request log and a request's
+          detail are one page: opening a request keeps the list as loaded (older pages too). */}
+      <main className="content" key={request || (section === 'requests' && plain) ? '/portal/requests' : pathname} ref={mainRef}>
         {page}
       </main>
     </div>

@@ -1,9 +1,9 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, ApiError, whenExact, withQuery, type ApiKey, type LoggedRequest } from './api.ts';
 import { Link, type Shared } from './shared.tsx';
 import { FieldMessage } from './forms.tsx';
 import { DataTable, EmptyCard, ListSummary, OlderButton, usePagedList, type Column } from './lists.tsx';
-import { focusSoon } from './focus.ts';
+import { focusSoon, focusStatic } from './focus.ts';
 import { CodeBadge, CopyButton, LoadedList, PageHead, useLoad } from './ui.tsx';
 
 const CLASSES = [
@@ -52,7 +52,7 @@ export function RequestsPage({ meta, navigate, requestId, search }: Shared & { r
     {
       label: 'Request id',
       cell: (r) => (
-        <Link to={`/portal/requests/${r.request_id}${search ? `?${search}` : ''}`} navigate={navigate}>
+        <Link id={`request-${r.request_id}`} to={`/portal/requests/${r.request_id}${search ? `?${search}` : ''}`} navigate={navigate}>
           {/* The end of the id: its start is a timestamp (UUIDv7), the same for every request of a minute. */}
           <code title={r.request_id}>…{r.request_id.slice(-12)}</code>
         </Link>
@@ -166,7 +166,16 @@ function PathFilter({ value, onChange }: { value: string; onChange: (v: string) 
 
 function RequestDetail({ requestId, navigate, search }: { requestId: string; navigate: (to: string) => void; search: string }) {
   const { data: r, error } = useLoad(() => api<LoggedRequest>('GET', `/request-log/${requestId}`), [requestId]);
-  const close = () => navigate(`/portal/requests${search ? `?${search}` : ''}`);
+  // Closed, focus goes back to the request's row (when the list shows it).
+  const close = () => {
+    navigate(`/portal/requests${search ? `?${search}` : ''}`);
+    focusSoon(`request-${requestId}`);
+  };
+  // Opened, focus moves to the detail (the list stays as it was, with its place).
+  const heading = useRef<HTMLHeadingElement | null>(null);
+  useEffect(() => {
+    if (r) focusStatic(heading.current);
+  }, [r]);
   if (error) {
     const missing = error instanceof ApiError && error.status === 404;
     return (
@@ -186,7 +195,7 @@ function RequestDetail({ requestId, navigate, search }: { requestId: string; nav
   return (
     <article className="card request-detail" aria-label="Request details">
       <div className="attempt-head">
-        <h2>
+        <h2 ref={heading}>
           <code>
             {r.method} {r.path}
           </code>

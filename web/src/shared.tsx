@@ -51,10 +51,23 @@ export const locationChoiceError = (ids: string[] | null) => (ids !== null && id
 export const locationNames = (ids: string[] | null, locations: Location[]) =>
   ids === null ? 'All locations' : ids.map((id) => locations.find((l) => l.id === id)?.name ?? id.slice(0, 8)).join(', ');
 
-export function Link({ to, navigate, children, className }: { to: string; navigate: (to: string) => void; children: ReactNode; className?: string }) {
+export function Link({
+  to,
+  navigate,
+  children,
+  className,
+  id,
+}: {
+  to: string;
+  navigate: (to: string) => void;
+  children: ReactNode;
+  className?: string;
+  id?: string;
+}) {
   return (
     <a
       href={to}
+      id={id}
       className={className}
       onClick={(e) => {
         if (e.metaKey || e.ctrlKey) return;
