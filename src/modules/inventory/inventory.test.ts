@@ -311,7 +311,21 @@ describe('GET /inventory', () => {
       for (const l of own.locations) json(await adjust(reader, [{ variant_id: v.id, fulfillment_location_id: l, adjustment: 2 }]), 200, 'adjustInventory');
     const before = json(await t.api(reader, 'GET', '/inventory'), 200, 'listInventory').data;
     const since = before[before.length - 1].updated_at;
-    const feed = async () => json(await t.api(reader, 'GET', '/events?types=inventory.updated&limit=250'), 200, 'listEvents').data;
+    // The feed shows an event once every transaction of the server older than it has ended (the
+    // horizon is cluster-wide: other test files' transactions hold it back for a moment).
+    const settled = () =>
+      expect
+        .poll(
+          async () =>
+            (
+              await sql<{ ok: boolean }>`select coalesce((select max(position_xid) from events) < pg_snapshot_xmin(pg_current_snapshot()), true) as ok`.execute(
+                t.database.db,
+              )
+            ).rows[0].ok,
+          { timeout: 30_000, interval: 50 },
+        )
+        .toBe(true);
+    const feed = async () => (await settled(), json(await t.api(reader, 'GET', '/events?types=inventory.updated&limit=250'), 200, 'listEvents').data);
     const eventsBefore = (await feed()).length;
 
     json(
