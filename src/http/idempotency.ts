@@ -44,7 +44,8 @@ export function idempotentRoute<S extends FastifySchema & { body: TSchema }>(
   options: {
     scope: string;
     schema: S;
-    /** Checks of the request before the key is looked at (a scope the body asks for); never stored. */ check?: (req: FastifyRequest) => void;
+    /** Checks of the request before the key is looked at (a scope the body asks for); never stored. */
+    check?: (req: FastifyRequest) => void;
   },
   write: (ctx: Ctx, input: { body: Static<S['body']>; params: StaticOr<S['params'], Record<string, never>> }) => Promise<WriteResult>,
 ): void {

@@ -89,9 +89,8 @@ export const WITH_BODY: ErrorCode[] = ['malformed_request', 'payload_too_large',
 const IDEMPOTENT: ErrorCode[] = ['idempotency_in_progress', 'idempotency_key_reused'];
 export const LIST_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', 'malformed_request', 'validation_failed'];
 export const GET_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', 'not_found'];
-export const CREATE_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', ...WITH_BODY];
-export const UPDATE_ERRORS: ErrorCode[] = [...CREATE_ERRORS, 'not_found', 'read_only_record'];
-export const IDEMPOTENT_ERRORS: ErrorCode[] = [...CREATE_ERRORS, ...IDEMPOTENT];
+/** Every integration write's problems (every write takes Idempotency-Key); a route adds its own. */
+export const IDEMPOTENT_ERRORS: ErrorCode[] = [...ALWAYS, 'insufficient_scope', ...WITH_BODY, ...IDEMPOTENT];
 
 /**
  * The body of an action (an order cancel, an endpoint's rotate-secret, test and resend, a portal
