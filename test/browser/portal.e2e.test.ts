@@ -353,6 +353,8 @@ describe('portal in a browser', () => {
     await shot('20-endpoint-delete-confirm');
     await page.getByRole('button', { name: 'Delete endpoint' }).click();
     await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor();
+    // The list says what happened (the message had waited for another page to show it).
+    await page.getByRole('status').getByText('Endpoint deleted, with its delivery log.').waitFor();
     await page.getByRole('link', { name: receiver.url }).waitFor();
     await until(() => page.getByText('no-such-host.invalid').count()).toBe(0);
     expect(json(await m.op('GET', '/webhook-endpoints'), 200, 'listWebhookEndpoints').data.map((e) => e.url)).toEqual([receiver.url]);
@@ -549,10 +551,17 @@ describe('portal in a browser', () => {
     await until(focused).toBe('button:Cancel');
     await page.keyboard.press('Escape');
     await until(focused).toBe(`button:${opener}`);
-    // A form opens on its first field; Escape closes it, focus back on its opener.
+    // A form opens on its first field; Escape closes it, focus back on its opener; one with something
+    // typed in it stays (a stray Escape threw the typing away).
     await page.getByRole('button', { name: 'Create key' }).click();
     await until(focused).toBe('input:label');
     await page.keyboard.press('Escape');
+    await until(focused).toBe('button:create-key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.keyboard.type('Half typed');
+    await page.keyboard.press('Escape');
+    expect(await page.getByRole('textbox', { name: 'Label', exact: true }).inputValue()).toBe('Half typed');
+    await page.getByRole('form', { name: 'Create API key' }).getByRole('button', { name: 'Cancel' }).click();
     await until(focused).toBe('button:create-key');
     // A key made: focus on its card, and the status region says so.
     await page.getByRole('button', { name: 'Create key' }).click();

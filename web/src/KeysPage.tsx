@@ -185,7 +185,13 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
   // Scopes an alias already grants are shown as included.
   const implied = new Set(scopes.flatMap((s) => meta.scope_aliases[s] ?? []));
   return (
-    <form className="card form" onSubmit={submit} onKeyDown={escapeCancels(onCancel)} noValidate aria-label="Create API key">
+    <form
+      className="card form"
+      onSubmit={submit}
+      onKeyDown={escapeCancels(onCancel, label !== '' || scopes.length > 0 || locationIds !== null)}
+      noValidate
+      aria-label="Create API key"
+    >
       <h2>New API key</h2>
       <TextField
         className="field"

@@ -52,6 +52,9 @@ export function DisabledNote({ endpoint }: { endpoint: EndpointWithHealth }) {
 export function WebhooksPage({ meta, locations, navigate }: Shared) {
   const endpoints = useLoad(() => api<EndpointWithHealth[]>('GET', '/webhook-endpoints'), []);
   const [creating, setCreating] = useState(false);
+  // Says what the page before left to say ("Endpoint deleted"): this page had no message region,
+  // and the message came up later on another page.
+  const flash = useFlash();
   const columns: Column<EndpointWithHealth>[] = [
     {
       label: 'URL',
@@ -87,6 +90,7 @@ export function WebhooksPage({ meta, locations, navigate }: Shared) {
           </button>
         )}
       </PageHead>
+      {flash.view}
       {creating && (
         <EndpointForm
           meta={meta}
@@ -129,6 +133,11 @@ function EndpointForm({
   const [locationIds, setLocationIds] = useState<string[] | null>(editing?.location_ids ?? null);
   const { errors, formError, busy, submitWith, edits, field } = useFormSubmit();
   const editEvents = edits('events', setEvents);
+  const dirty =
+    url !== (editing?.url ?? '') ||
+    description !== (editing?.description ?? '') ||
+    events.join() !== (editing?.events ?? []).join() ||
+    JSON.stringify(locationIds) !== JSON.stringify(editing?.location_ids ?? null);
   const submit = submitWith(
     () => ({
       url: !url.trim() && 'Enter the https URL of your receiver.',
@@ -147,7 +156,7 @@ function EndpointForm({
     <form
       className="card form"
       onSubmit={submit}
-      onKeyDown={escapeCancels(onCancel)}
+      onKeyDown={escapeCancels(onCancel, dirty)}
       noValidate
       aria-label={editing ? 'Edit webhook endpoint' : 'Add webhook endpoint'}
     >

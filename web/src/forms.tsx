@@ -102,9 +102,13 @@ export function FormEnd({ formError, busy, action, onCancel }: { formError: stri
   );
 }
 
-/** A form's keys: Escape cancels it (and its opener gets focus back: `cancel` says how). */
-export const escapeCancels = (cancel: () => void) => (e: React.KeyboardEvent) => {
-  if (e.key === 'Escape') {
+/**
+ * A form's keys: Escape cancels it while nothing was typed or chosen (its opener gets focus back:
+ * `cancel` says how); a form with changes is closed by its Cancel button only, so a stray Escape
+ * does not throw them away.
+ */
+export const escapeCancels = (cancel: () => void, dirty: boolean) => (e: React.KeyboardEvent) => {
+  if (e.key === 'Escape' && !dirty) {
     e.preventDefault();
     cancel();
   }

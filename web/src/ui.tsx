@@ -107,6 +107,12 @@ export function Confirm({
     onCancel();
     if (opener) focusSoon(opener);
   };
+  // Confirmed, focus goes back to the opener too where the page shows it again (Rotate…); where
+  // it is gone (a revoked key's Revoke), keepFocus takes over.
+  const confirm = () => {
+    onConfirm();
+    if (opener) focusSoon(opener, 10);
+  };
   return (
     <span
       className="confirm"
@@ -117,7 +123,7 @@ export function Confirm({
       }}
     >
       {text}{' '}
-      <button type="button" className="danger" onClick={onConfirm}>
+      <button type="button" className="danger" onClick={confirm}>
         {action}
       </button>
       <CancelButton onClick={cancel} autoFocus />
