@@ -24,14 +24,21 @@ export const Literals = <const V extends readonly string[]>(values: V, options: 
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 export const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-/** The pattern of a text that must hold more than spaces (a title, a tracking number): answered "must not be blank". */
-export const NOT_BLANK = '\\S';
-/** The pattern of a web address a client may open (no javascript:, data: or ftp:), answered "must be an http(s) URL". */
-export const WEB_URL = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#:@\\s]';
-/** A URL of a page or file on the web: http or https, with a host. */
-export const WebUrl = (description?: string) => Type.String({ format: 'uri', pattern: WEB_URL, maxLength: 2048, ...(description ? { description } : {}) });
+/**
+ * A `pattern` with the message a client reads when a value does not match it (a bare pattern is
+ * answered "must match pattern …"). The validator reads `x-pattern-message` beside the pattern.
+ */
+const explainedPattern = (pattern: string, message: string) => ({ pattern, 'x-pattern-message': message });
+/** A URL of a page or file on the web: http or https, with a host (no javascript:, data: or ftp:). */
+export const WebUrl = (description?: string) =>
+  Type.String({
+    format: 'uri',
+    ...explainedPattern('^[Hh][Tt][Tt][Pp][Ss]?://[^/?#:@\\s]', 'must be an http(s) URL'),
+    maxLength: 2048,
+    ...(description ? { description } : {}),
+  });
 /** A required name or title: 1..max characters, not only white space. */
-export const NonBlank = (maxLength = 255) => Type.String({ minLength: 1, maxLength, pattern: NOT_BLANK });
+export const NonBlank = (maxLength = 255) => Type.String({ minLength: 1, maxLength, ...explainedPattern('\\S', 'must not be blank') });
 export const RequestId = Type.String({ format: 'uuid', description: 'Equal to the X-Request-Id header (an idempotent replay keeps the original).' });
 
 export const IdParams = Type.Object({ id: Uuid("The record's id: one of this merchant's, else 404.") });

@@ -16,7 +16,6 @@ import { Ajv, type ErrorObject, type FuncKeywordDefinition, type SchemaValidateF
 import addFormatsModule from 'ajv-formats';
 import { AppError, invalidFields, MAX_FIELD_ERRORS, type FieldError, type FieldErrorCode } from './errors.ts';
 import { badCursor } from './paging.ts';
-import { NOT_BLANK, WEB_URL } from './schemas.ts';
 
 // Ajv's types for a compiled keyword's function and the context it is called with (not exported by name).
 type DataValidateFunction = ReturnType<NonNullable<FuncKeywordDefinition['compile']>>;
@@ -210,7 +209,8 @@ const closedProperties: SchemaValidateFunction = (names: string[], data: object,
 
 function makeAjvPair(coerceTypes: boolean | 'array'): Ajv {
   const make = (allErrors: boolean) => {
-    const ajv = new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes, allErrors, strict: false });
+    // verbose: an error carries its schema's parent, where `x-pattern-message` is read (fieldError).
+    const ajv = new Ajv({ removeAdditional: false, useDefaults: true, coerceTypes, allErrors, strict: false, verbose: true });
     addFormats(ajv);
     ajv.addFormat('uuid', UUID);
     ajv.addFormat('date-time', { type: 'string', validate: isInstant });
@@ -387,8 +387,8 @@ function fieldError(e: ErrorObject): FieldError {
   if (e.keyword === 'format' && params.format === 'date-time')
     message = 'must be an RFC 3339 date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
   if (e.keyword === 'format' && params.format === 'uuid') message = 'must be a UUID (8-4-4-4-12 hexadecimal digits)';
-  if (e.keyword === 'pattern' && params.pattern === NOT_BLANK) message = 'must not be blank';
-  if (e.keyword === 'pattern' && params.pattern === WEB_URL) message = 'must be an http(s) URL';
+  const patternMessage = (e.parentSchema as { 'x-pattern-message'?: unknown } | undefined)?.['x-pattern-message'];
+  if (e.keyword === 'pattern' && typeof patternMessage === 'string') message = patternMessage;
   return { path: storablePointer(e.instancePath || ''), message, code: KEYWORD_CODES[e.keyword] ?? 'invalid' };
 }
 
