@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import type { FastifyRequest, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface } from 'fastify';
 import type { TObject, TSchema } from 'typebox';
 import { requireScope, type Ctx } from '../../http/context.ts';
-import { idempotentRoute } from '../../http/idempotency.ts';
+import { idempotentRoute, type WriteResult } from '../../http/idempotency.ts';
 import { capital, getById, listOf } from '../../http/read-routes.ts';
 import type { Page, PageRequest } from '../../http/paging.ts';
 import type { JsonText } from '../../http/serialize.ts';
@@ -62,23 +62,39 @@ export function catalogRoutes<T extends { id: string }, C extends TObject, U ext
     if (submitted(req.body)) requireScope(req, `${s.scope}.submit`);
   };
   const idempotent = ' Supports `Idempotency-Key`.';
-  idempotentRoute(
-    app,
+  const writeRoute = (
+    method: 'POST' | 'PATCH',
+    path: string,
+    kind: 'create' | 'update',
+    schema: { params?: typeof IdParams; response: Record<number, TSchema> },
+    run: (ctx: Ctx, input: { body: unknown; params: { id?: string } }) => Promise<WriteResult>,
+  ) =>
+    idempotentRoute(
+      app,
+      method,
+      path,
+      {
+        ...write,
+        check: submitScope,
+        schema: {
+          operationId: `${kind}${s.opOne}`,
+          tags: [s.tag],
+          summary: s[kind].summary,
+          description: `${s[kind].description ?? ''}${idempotent}`.trim(),
+          body: s[kind].body as TSchema,
+          ...schema,
+        },
+      },
+      run,
+    );
+  writeRoute(
     'POST',
     s.path,
+    'create',
     {
-      ...write,
-      check: submitScope,
-      schema: {
-        operationId: `create${s.opOne}`,
-        tags: [s.tag],
-        summary: s.create.summary,
-        description: `${s.create.description ?? ''}${idempotent}`.trim(),
-        body: s.create.body,
-        response: {
-          201: One(s.schema, `The ${s.one} created (or, with \`Idempotent-Replayed: true\`, the stored answer).`),
-          ...problems(...IDEMPOTENT_ERRORS),
-        },
+      response: {
+        201: One(s.schema, `The ${s.one} created (or, with \`Idempotent-Replayed: true\`, the stored answer).`),
+        ...problems(...IDEMPOTENT_ERRORS),
       },
     },
     async (ctx, { body }) => {
@@ -86,26 +102,17 @@ export function catalogRoutes<T extends { id: string }, C extends TObject, U ext
       return { status: 201, data: created, location: `${s.path}/${created.id}` };
     },
   );
-  idempotentRoute(
-    app,
+  writeRoute(
     'PATCH',
     `${s.path}/:id`,
+    'update',
     {
-      ...write,
-      check: submitScope,
-      schema: {
-        operationId: `update${s.opOne}`,
-        tags: [s.tag],
-        summary: s.update.summary,
-        description: `${s.update.description ?? ''}${idempotent}`.trim(),
-        params: IdParams,
-        body: s.update.body,
-        response: {
-          200: One(s.schema, `The ${s.one} after the change (or, with \`Idempotent-Replayed: true\`, the stored answer).`),
-          ...problems(...IDEMPOTENT_ERRORS, 'not_found', 'read_only_record'),
-        },
+      params: IdParams,
+      response: {
+        200: One(s.schema, `The ${s.one} after the change (or, with \`Idempotent-Replayed: true\`, the stored answer).`),
+        ...problems(...IDEMPOTENT_ERRORS, 'not_found', 'read_only_record'),
       },
     },
-    async (ctx, { body, params }) => ({ status: 200, data: await s.update.run(ctx, params.id, body as BodyOf<U>) }),
+    async (ctx, { body, params }) => ({ status: 200, data: await s.update.run(ctx, params.id as string, body as BodyOf<U>) }),
   );
 }
