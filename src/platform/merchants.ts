@@ -2,7 +2,7 @@
 // webhook endpoint records.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { One, WebUrl } from '../http/schemas.ts';
+import { NonBlank, One, WebUrl } from '../http/schemas.ts';
 import { Location, MediaAsset, Tag, Vendor } from '../modules/reference/routes.ts';
 import { MerchantSchema, NewApiKeySchema, ApiKeySchema, NewEndpointSchema, PortalUserSchema } from './schemas.ts';
 import { ApiKeyBody } from '../modules/api-keys/schemas.ts';
@@ -15,7 +15,7 @@ import { createEndpoint } from '../modules/webhook-endpoints/service.ts';
 import { merchantCtx, operatorCreate, operatorRoute } from './route.ts';
 
 const strict = { additionalProperties: false } as const;
-const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Name = NonBlank();
 
 export const NamedBody = Type.Object({ name: Name }, strict);
 

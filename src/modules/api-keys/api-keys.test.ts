@@ -96,6 +96,16 @@ describe('location restriction', () => {
     expect(await fingerprint(t.database.db)).toEqual(before);
   });
 
+  it('a label of only white space is refused in the operator API and the portal, and creates no key', async () => {
+    const s = await portalUser(t, m, 'keys@blank-label.test');
+    const body = { label: '  \n ', scopes: ['orders.read'] };
+    const before = await fingerprint(t.database.db);
+    for (const res of [await m.op('POST', '/api-keys', body), await portalCall(t, s, 'POST', '/api-keys', body)]) {
+      expect(problem(res, 422).errors).toEqual([{ path: '/label', message: 'must not be blank', code: 'invalid_format' }]);
+    }
+    expect(await fingerprint(t.database.db)).toEqual(before);
+  });
+
   it('null or absent location_ids make a key for every location; a list restricts it', async () => {
     const every = [
       json(await m.op('POST', '/api-keys', { label: 'All', scopes: ['orders.read'], location_ids: null }), 201, 'createApiKey').data,

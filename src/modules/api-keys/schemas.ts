@@ -1,6 +1,6 @@
 // API key records and the body that creates one (operator API, portal and the operator CLI).
 import { Type, type Static } from 'typebox';
-import { Enum, Literals, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Enum, Literals, NonBlank, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { SCOPES } from '../../http/scopes.ts';
 import { LocationRestriction } from '../../http/location-restriction.ts';
 
@@ -18,7 +18,7 @@ export type ApiKey = Static<typeof ApiKey>;
 
 export const ApiKeyBody = Type.Object(
   {
-    label: Type.String({ minLength: 1, maxLength: 100 }),
+    label: NonBlank(100),
     scopes: Type.Array(Literals(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
     location_ids: LocationRestriction,
   },

@@ -2,6 +2,7 @@
 // what portal users do once signed in: test/portal.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, json, startMerchantApp, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
+import { fingerprint } from '../../../test/fingerprint.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -35,6 +36,21 @@ describe('operator API', () => {
     }
     expect(await t.database.db.selectFrom('merchants').select('id').where('name', '=', 'Nowhere').execute()).toEqual([]);
     expect(json(await t.op('POST', '/merchants', { name: 'Tokyo', currency: 'jpy' }), 201, 'createMerchant').data.currency).toBe('JPY');
+  });
+
+  it('refuses names of only white space for merchants, locations, vendors and tags, and creates nothing', async () => {
+    const blank = [{ path: '/name', message: 'must not be blank', code: 'invalid_format' }];
+    const before = await fingerprint(t.database.db);
+    expect(json(await t.op('POST', '/merchants', { name: ' \t ' }), 422, 'createMerchant').errors).toEqual(blank);
+    for (const [path, operation] of [
+      ['/locations', 'createLocation'],
+      ['/vendors', 'createVendor'],
+      ['/tags', 'createTag'],
+    ]) {
+      expect(json(await m.op('POST', path, { name: '   ' }), 422, operation).errors).toEqual(blank);
+    }
+    expect(await fingerprint(t.database.db)).toEqual(before);
+    expect(json(await m.op('POST', '/locations', { name: ' Dock 2 ' }), 201, 'createLocation').data.name).toBe(' Dock 2 ');
   });
 
   it('creates portal users once per email', async () => {

@@ -1,12 +1,10 @@
 // Bodies of operator onboarding (operator API and the operator CLI).
 import { Type, type Static } from 'typebox';
+import { NonBlank } from '../../http/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
 
-export const MerchantBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 255 }), currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', maxLength: 3 })) },
-  strict,
-);
+export const MerchantBody = Type.Object({ name: NonBlank(), currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', maxLength: 3 })) }, strict);
 export type MerchantBody = Static<typeof MerchantBody>;
 
 export const PortalUserBody = Type.Object(
