@@ -90,6 +90,64 @@ describe('delivery', () => {
     expect(verify(ep.signing_secret, receiver.received[0])).toBe(true);
   });
 
+  it('narrowing what an endpoint takes ends its pending deliveries outside it; a resend of one is 409 (they reached the new URL)', async () => {
+    const ep = await endpoint(['order.created', 'product.created']);
+    const p = json(
+      await t.api(key, 'POST', '/products', { title: 'Narrowed', variants: [{ sku: 'NRW', price: 3, inventory_policy: 'continue' }] }),
+      201,
+      'createProduct',
+    ).data;
+    const kept = await order(m.locations[0], p.variants[0].id);
+    const elsewhere = await order(m.locations[1], p.variants[0].id);
+    const deliveries = async () =>
+      Object.fromEntries(
+        json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data.map((d) => [d.event_type, d] as const),
+      );
+    // Nothing posted yet: all three are pending when the endpoint is pointed at location 0 and orders only.
+    const patched = json(
+      await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.created'], location_ids: [m.locations[0]] }),
+      200,
+      'updateWebhookEndpoint',
+    ).data;
+    expect(patched).toMatchObject({ events: ['order.created'], location_ids: [m.locations[0]] });
+    const pending = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data;
+    expect(pending.map((d) => [d.event_type, d.status, d.attempts, d.next_attempt_at]).sort()).toEqual([
+      ['order.created', 'failed', 0, null],
+      ['order.created', 'pending', 0, expect.any(String)],
+      ['product.created', 'failed', 0, null],
+    ]);
+    await worker.tick();
+    expect(receiver.received.map((r) => [r.body.type, r.body.location_id, objectIdOf(r.body)])).toEqual([['order.created', m.locations[0], kept.id]]);
+    const elsewhereEvent = await t.database.db
+      .selectFrom('events')
+      .select('id')
+      .where('merchant_id', '=', m.id)
+      .where('type', '=', 'order.created')
+      .where('location_id', '=', m.locations[1])
+      .where(sql<boolean>`payload->'object'->>'id' = ${elsewhere.id}`)
+      .executeTakeFirstOrThrow();
+    const ended = pending.find((d) => d.event_id === elsewhereEvent.id)!;
+    expect(ended.status).toBe('failed');
+    const refusedLocation = problem(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${ended.id}/resend`), 409);
+    expect(refusedLocation).toMatchObject({
+      code: 'invalid_state',
+      detail: `The event is about location ${m.locations[1]}, which is not in this endpoint's location_ids: add it to resend this delivery.`,
+    });
+    const product = (await deliveries())['product.created'];
+    expect(problem(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${product.id}/resend`), 409)).toMatchObject({
+      code: 'invalid_state',
+      detail: 'This endpoint no longer takes product.created events: add the type to its events to resend this delivery.',
+    });
+    // What it still takes is resent; a ping (the endpoint's test, never in its events) always is.
+    const delivered = pending.find((d) => d.event_type === 'order.created' && d.id !== ended.id)!;
+    json(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${delivered.id}/resend`), 200, 'resendWebhookDelivery');
+    const ping = json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`), 200, 'testWebhookEndpoint').data;
+    await worker.tick();
+    json(await m.op('POST', `/webhook-endpoints/${ep.id}/deliveries/${ping.id}/resend`), 200, 'resendWebhookDelivery');
+    await worker.tick();
+    expect(receiver.received.map((r) => r.body.type)).toEqual(['order.created', 'order.created', 'ping', 'ping']);
+  });
+
   it('a receiver failing twice then succeeding gets the same event id three times; every attempt is logged', async () => {
     const ep = await endpoint(['product.created']);
     receiver.script.push({ status: 500, body: 'boom' }, { status: 503 });

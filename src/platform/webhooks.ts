@@ -100,9 +100,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   operatorRoute(app, 'POST', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/deliveries/:delivery_id/resend', {
     operationId: 'resendWebhookDelivery',
     summary: 'Resend a delivery (a new delivery of the same event)',
+    description:
+      "409 `invalid_state` when the endpoint no longer takes the event: its type is no longer in the endpoint's `events`, or its location no longer in its `location_ids`.",
     body: ActionBody,
     emptyBodyOptional: true,
     answer: One(DeliverySchema, 'The new delivery.'),
+    extraErrors: ['invalid_state'],
     run: (req) => endpoints.resendDelivery(merchantCtx(req), req.params.endpoint_id, req.params.delivery_id),
   });
   operatorRoute(app, 'POST', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/test', {

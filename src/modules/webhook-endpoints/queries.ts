@@ -3,7 +3,7 @@
 import { sql, type UpdateObject } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { merchantRow, ofMerchant, type Scope } from '../../db/scope.ts';
+import { locationsAdmit, merchantRow, ofMerchant, type Scope } from '../../db/scope.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 
 const COLUMNS = ['id', 'url', 'description', 'events', 'location_ids', 'status', 'disabled_reason', 'disabled_at', 'created_at', 'updated_at'] as const;
@@ -51,6 +51,33 @@ export function selectEndpoint(db: Database, scope: Scope, id: string) {
 }
 
 export type EndpointRow = NonNullable<Awaited<ReturnType<typeof selectEndpoint>>>;
+
+/** The endpoint, its row locked against a concurrent change of what it takes until the transaction ends. */
+export function selectEndpointForShare(db: Database, scope: Scope, id: string) {
+  return db.selectFrom('webhook_endpoints').select(COLUMNS).where(ofMerchant('webhook_endpoints', scope)).where('id', '=', id).forShare().executeTakeFirst();
+}
+
+/** An event's type and location (what decides whether an endpoint takes it). */
+export function selectEventTarget(db: Database, scope: Scope, eventId: string) {
+  return db.selectFrom('events').select(['type', 'location_id']).where(ofMerchant('events', scope)).where('id', '=', eventId).executeTakeFirstOrThrow();
+}
+
+/**
+ * Ends the endpoint's pending deliveries of events it no longer takes (its `events` or
+ * `location_ids` changed): `failed`, with no further attempt. A ping (the endpoint's test) is always
+ * taken. An attempt in flight still records its outcome, but no longer settles the delivery.
+ */
+export async function endUntakenDeliveries(db: Database, scope: Scope, endpointId: string): Promise<number> {
+  const { numAffectedRows } = await sql`
+    update webhook_deliveries d
+       set status = 'failed', locked_until = null, next_attempt_at = null, updated_at = clock_timestamp()
+      from events ev, webhook_endpoints ep
+     where d.merchant_id = ${scope.merchantId} and d.endpoint_id = ${endpointId} and d.status = 'pending'
+       and ev.id = d.event_id and ep.id = d.endpoint_id
+       and ev.type <> 'ping'
+       and not (ev.type = any(ep.events) and ${locationsAdmit('ep.location_ids', 'ev.location_id')})`.execute(db);
+  return Number(numAffectedRows ?? 0);
+}
 
 export function selectSigningSecret(db: Database, scope: Scope, id: string) {
   return db.selectFrom('webhook_endpoints').select('signing_secret').where(ofMerchant('webhook_endpoints', scope)).where('id', '=', id).executeTakeFirst();

@@ -11,6 +11,7 @@ import {
   countEndpointsLocked,
   deleteEndpointRow,
   deliveryOfEvent,
+  endUntakenDeliveries,
   insertDelivery,
   insertEndpoint,
   rotateSecret,
@@ -19,7 +20,9 @@ import {
   selectDelivery,
   selectDeliveryPage,
   selectEndpoint,
+  selectEndpointForShare,
   selectEndpointPage,
+  selectEventTarget,
   selectEndpoints,
   selectSigningSecret,
   statusChange,
@@ -149,15 +152,20 @@ export async function revealSigningSecret(ctx: Ctx, id: string) {
 export async function updateEndpoint(ctx: Ctx, id: string, patch: EndpointPatch, allowPrivate: boolean): Promise<Endpoint> {
   await endpointRow(ctx, id);
   await checkEndpointInput(ctx, patch, allowPrivate);
-  const row = await updateEndpointRow(ctx.db, ctx, id, {
-    url: patch.url,
-    events: patch.events && [...new Set(patch.events)],
-    location_ids: patch.location_ids === undefined ? undefined : storedLocationIds(patch.location_ids),
-    description: patch.description,
-    ...statusChange(patch.status),
+  return inTransaction(ctx.db, async (trx) => {
+    const row = await updateEndpointRow(trx, ctx, id, {
+      url: patch.url,
+      events: patch.events && [...new Set(patch.events)],
+      location_ids: patch.location_ids === undefined ? undefined : storedLocationIds(patch.location_ids),
+      description: patch.description,
+      ...statusChange(patch.status),
+    });
+    if (!row) throw notFound('webhook endpoint');
+    // Retries of events the endpoint no longer takes would reach whatever it points at now (a 3PL
+    // that should see one location): they end instead (contract §7's location filter).
+    if (patch.events !== undefined || patch.location_ids !== undefined) await endUntakenDeliveries(trx, ctx, id);
+    return presentEndpoint(row);
   });
-  if (!row) throw notFound('webhook endpoint');
-  return presentEndpoint(row);
 }
 
 /** A new secret signs from now on; the old one keeps signing beside it for 24 hours. */
@@ -199,8 +207,25 @@ export async function listAttemptPage(ctx: Ctx, endpointId: string, deliveryId: 
 /** A new delivery of the same event (same event id: receivers de-duplicate by it). */
 export async function resendDelivery(ctx: Ctx, endpointId: string, deliveryId: string) {
   const original = await oneDelivery(ctx, endpointId, deliveryId);
-  const id = await insertDelivery(ctx.db, ctx, { endpoint_id: endpointId, event_id: original.event_id, resent_from: original.id });
+  const id = await inTransaction(ctx.db, async (trx) => {
+    // Locked so that a change of what the endpoint takes cannot pass between the check and the insert.
+    const endpoint = await selectEndpointForShare(trx, ctx, endpointId);
+    if (!endpoint) throw notFound('webhook endpoint');
+    const event = await selectEventTarget(trx, ctx, original.event_id);
+    const refusal = untakenEvent(endpoint, event);
+    if (refusal) throw new AppError('invalid_state', refusal);
+    return insertDelivery(trx, ctx, { endpoint_id: endpointId, event_id: original.event_id, resent_from: original.id });
+  });
   return oneDelivery(ctx, endpointId, id);
+}
+
+/** Why the endpoint no longer takes this event (its events or location_ids changed since), or null. */
+function untakenEvent(endpoint: Pick<EndpointRow, 'events' | 'location_ids'>, event: { type: string; location_id: string | null }): string | null {
+  if (event.type === 'ping') return null;
+  if (!endpoint.events.includes(event.type)) return `This endpoint no longer takes ${event.type} events: add the type to its events to resend this delivery.`;
+  if (event.location_id !== null && endpoint.location_ids !== null && !endpoint.location_ids.includes(event.location_id))
+    return `The event is about location ${event.location_id}, which is not in this endpoint's location_ids: add it to resend this delivery.`;
+  return null;
 }
 
 /** Sends a `ping` event to this endpoint only; `beforeSend` runs once the endpoint is known to be the merchant's (the portal's throttle). */
