@@ -54,7 +54,7 @@ try {
       ['first page', null],
       ['page from the middle', middle],
     ] as const) {
-      const query = feedPageQuery(handle.db, merchantScope(reader), null, after ? decodePosition(after) : null, 51).compile();
+      const query = feedPageQuery(handle.db, merchantScope(reader), null, after ? decodePosition(after) : null, 51, 30).compile();
       const plan = await client.query(`explain (analyze, buffers, costs off, timing off, summary on) ${query.sql}`, query.parameters as unknown[]);
       console.log(`-- ${label}, limit 50 (+1)\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
       const times: number[] = [];

@@ -277,6 +277,31 @@ describe('retention', () => {
     expect(json(await t.api(key, 'GET', `/events?after=${madeUp}`), 422, 'listEvents').errors?.[0].code).toBe('unknown_id');
   });
 
+  it('expired events still stored are not served: following the feed from its start after a 410 never meets another (it looped)', async () => {
+    const r = await t.merchant({ locations: 1 });
+    const key = await r.key([...SCOPES]);
+    const q = await makeProduct(t, r, 'Aged', [{ sku: 'AGED-1', price: 1 }]);
+    for (const n of [1, 2, 3]) await adjust(key, q.variants[0].id, r.locations[0], n);
+    const events = await follow(key);
+    expect(events).toHaveLength(4);
+    // The first two are 31 days old and not purged yet (the purge runs every 10 minutes, and keeps
+    // an event a delivery still references).
+    await t.database.db
+      .updateTable('events')
+      .set({ created_at: sql`clock_timestamp() - interval '31 days'` })
+      .where('id', 'in', [events[0].id, events[1].id])
+      .execute();
+    expect(json(await t.api(key, 'GET', `/events?after=${events[1].position}`), 410, 'listEvents').code).toBe('cursor_expired');
+    // "Follow the feed from its start", a page at a time: by after= and by cursor.
+    expect((await follow(key, '', 1)).map((e) => e.id)).toEqual([events[2].id, events[3].id]);
+    const first = await page(key, '?limit=1');
+    expect(first.data.map((e) => e.id)).toEqual([events[2].id]);
+    const second = await page(key, `?limit=1&cursor=${encodeURIComponent(first.meta.next_cursor!)}`);
+    expect(second.data.map((e) => e.id)).toEqual([events[3].id]);
+    // GET /events/:id still answers an expired event it keeps (a delivery names it).
+    expect(json(await t.api(key, 'GET', `/events/${events[0].id}`), 200, 'getEvent').data.id).toBe(events[0].id);
+  });
+
   it('a position older than EVENT_RETENTION_DAYS, or purged, answers 410 cursor_expired; a kept one does not', async () => {
     const r = await t.merchant({ locations: 1 });
     const key = await r.key([...SCOPES]);
@@ -353,7 +378,7 @@ describe('the horizon', () => {
       // The event records its transaction; that transaction is the horizon, so its own event is not yet in the feed.
       expect(stored.xid).toBe(rows[0].xid);
       expect(BigInt(stored.position_xid) >= BigInt(rows[0].xmin)).toBe(true);
-      inside = (await selectFeedPage(trx, merchantScope(m.id), null, decodePosition(before)!, 10)).map((e) => e.id);
+      inside = (await selectFeedPage(trx, merchantScope(m.id), null, decodePosition(before)!, 10, 30)).map((e) => e.id);
       return eventId;
     });
     expect(inside).toEqual([]);

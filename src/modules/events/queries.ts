@@ -10,9 +10,19 @@ const COLUMNS = ['id', 'type', 'created_at', 'merchant_id', 'location_id', 'payl
 /**
  * Events after `after`, in feed order, whose position is below the oldest transaction still in
  * flight (pg_snapshot_xmin of this statement's snapshot): no commit can land behind them later.
+ * Only events within the retention: one older is not served even while it is still stored (a kept
+ * delivery keeps it), as a position at it answers 410 (positionState): following the feed from
+ * its start must not lead to a position the next page refuses.
  */
-export async function selectFeedPage(db: Database, scope: Scope, types: string[] | null, after: Position | null, limit: number): Promise<StoredEvent[]> {
-  return feedPageQuery(db, scope, types, after, limit).execute();
+export async function selectFeedPage(
+  db: Database,
+  scope: Scope,
+  types: string[] | null,
+  after: Position | null,
+  limit: number,
+  retentionDays: number,
+): Promise<StoredEvent[]> {
+  return feedPageQuery(db, scope, types, after, limit, retentionDays).execute();
 }
 
 /**
@@ -20,13 +30,14 @@ export async function selectFeedPage(db: Database, scope: Scope, types: string[]
  * the event types to return, null for every type but ping. Events bound to no location are seen by
  * every key; location-bound ones follow the location rule.
  */
-export function feedPageQuery(db: Database, scope: Scope, types: string[] | null, after: Position | null, limit: number) {
+export function feedPageQuery(db: Database, scope: Scope, types: string[] | null, after: Position | null, limit: number, retentionDays: number) {
   let q = db
     .selectFrom('events')
     .select(COLUMNS)
     .where(ofMerchant('events', scope))
     .where('type', '<>', 'ping')
-    .where(sql<boolean>`position_xid < pg_snapshot_xmin(pg_current_snapshot())`);
+    .where(sql<boolean>`position_xid < pg_snapshot_xmin(pg_current_snapshot())`)
+    .where(sql<boolean>`created_at >= clock_timestamp() - make_interval(days => ${retentionDays})`);
   if (after) q = q.where(sql<boolean>`(position_xid, seq) > (${after.xid}::xid8, ${after.seq}::bigint)`);
   if (types) q = q.where('type', 'in', types);
   if (scope.locationIds !== null) q = q.where((eb) => eb.or([eb('location_id', 'is', null), atVisibleLocation('events.location_id', scope)]));

@@ -76,7 +76,7 @@ export async function listEvents(ctx: FeedCtx, query: FeedQuery): Promise<{ item
       throw invalid('/after', 'no event of this merchant has this position', 'unknown_id');
     }
   }
-  const rows = await selectFeedPage(ctx.db, ctx, types, after, query.limit + 1);
+  const rows = await selectFeedPage(ctx.db, ctx, types, after, query.limit + 1, query.retentionDays);
   return { items: rows.slice(0, query.limit).map((e) => eventEnvelope(e, ctx.locationIds)), more: rows.length > query.limit };
 }
 
