@@ -13,6 +13,7 @@ import { ADMIN_URL, json, onPostgres, OPERATOR_TOKEN, startMerchantApp, type Tes
 import { makeProduct, WAREHOUSE, type MadeProduct } from './fixtures.ts';
 import { startReceiver } from './receiver.ts';
 import { waitFor } from './wait.ts';
+import { postgresDatabase } from '../src/db/database.ts';
 
 const APP_NAME = `h10f_svc_${process.pid}`;
 /** The detail of a write whose connection was lost during its COMMIT (src/http/errors.ts). */
@@ -344,6 +345,29 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
       await proxy.close();
     }
   }, 120_000);
+
+  it("a session of ours left idle in a transaction (a frozen process) is ended by the server after DATABASE_QUERY_TIMEOUT_MS (it held row locks and every feed's horizon), and the pool carries on", async () => {
+    const url = new URL(t.database.url!);
+    const name = `h10f_idle_${process.pid}`;
+    url.searchParams.set('application_name', name);
+    const handle = postgresDatabase(url.toString(), 1, undefined, undefined, true, 1000);
+    try {
+      const held = handle.db.transaction().execute(async (trx) => {
+        await sql`select pg_current_xact_id()`.execute(trx);
+        await new Promise((resolve) => setTimeout(resolve, 2500)); // frozen, as far as the server can tell
+        await sql`select 1`.execute(trx);
+      });
+      await expect(held).rejects.toThrow();
+      const { rows } = await admin.query(`select count(*)::int as n from pg_stat_activity where application_name = $1 and state like 'idle in transaction%'`, [
+        name,
+      ]);
+      expect(rows[0].n).toBe(0);
+      // The pool replaced the ended session: the next statement works.
+      expect((await sql<{ one: number }>`select 1 as one`.execute(handle.db)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await handle.close();
+    }
+  });
 
   it('a database connection that stops answering (held open, no byte passes): its request is 503 within DATABASE_QUERY_TIMEOUT_MS, the connection is dropped, and the API and the worker carry on', async () => {
     const proxy = await startProxy(5432);

@@ -77,6 +77,11 @@ export function postgresDatabase(
     // the TCP connection but passes nothing) held its request, or the webhook worker's claim, for
     // ever, and every statement queued behind it (DATABASE_QUERY_TIMEOUT_MS).
     query_timeout: queryTimeoutMs,
+    // The server ends a session of ours left idle inside a transaction this long: a process that
+    // froze (SIGSTOP, a swapped-out VM) or lost its way mid-transaction held its row locks, and held
+    // back every merchant's event feed (its horizon is the oldest open transaction), with no bound.
+    // No transaction of ours waits between statements (never across a network call).
+    idle_in_transaction_session_timeout: queryTimeoutMs,
   });
   // A client whose connection dies emits 'error'. The pool listens only while the client is idle;
   // one checked out (inside a request or transaction) would crash the process with an unhandled
