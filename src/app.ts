@@ -257,8 +257,8 @@ export async function buildApp(opts: AppOptions) {
   app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
     const token = opts.config.metricsToken;
     if (!token) throw new AppError('not_found', 'Metrics are not served on this port: set METRICS_TOKEN (or METRICS_PORT for a separate port).');
-    if (!bearerMatches(req.headers.authorization, token)) {
-      throw unauthorized('Send "Authorization: Bearer <METRICS_TOKEN>".');
+    if (!bearerMatches(req.raw, token)) {
+      throw unauthorized('Send one header "Authorization: Bearer <METRICS_TOKEN>".');
     }
     const { contentType, body } = await renderMetrics({ backlog: () => webhookBacklog(opts.db), pool: opts.pool });
     return reply.type(contentType).send(body);

@@ -4,7 +4,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responseViolations } from './contract.ts';
-import { startTestApp, type ResponseBody, type TestApp } from './helpers.ts';
+import { OPERATOR_TOKEN, startTestApp, type ResponseBody, type TestApp } from './helpers.ts';
 
 let t: TestApp;
 let port: number;
@@ -108,6 +108,32 @@ describe('router errors', () => {
       expect(expectProblem(res, 401, 'unauthorized').detail).toBe('Send one Authorization header.');
       expect(res.headers['www-authenticate']).toBe('Bearer');
     }
+  });
+
+  it('two Authorization headers are 401 on the operator API too, and nothing is created (the first header acted)', async () => {
+    const before = await t.database.db
+      .selectFrom('merchants')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    for (const [first, second] of [
+      [`Bearer ${OPERATOR_TOKEN}`, 'Bearer nope'],
+      ['Bearer nope', `Bearer ${OPERATOR_TOKEN}`],
+    ]) {
+      const body = '{"name":"Two tokens"}';
+      const res = await exchange(
+        `POST /api/platform/v1/merchants HTTP/1.1\r\nHost: x\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      expect(expectProblem(res, 401, 'unauthorized').detail).toBe(
+        'A valid operator token is required, in one header: "Authorization: Bearer <PLATFORM_ADMIN_TOKEN>".',
+      );
+    }
+    expect(
+      await t.database.db
+        .selectFrom('merchants')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+    ).toEqual(before);
   });
 
   it('an unknown route is 404 whatever body it carries', async () => {

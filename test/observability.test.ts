@@ -231,7 +231,7 @@ describe('a full flow, logged and measured', () => {
   it('/metrics needs the token', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } });
     expect(res.statusCode).toBe(401);
-    expect(problem(res, 401).detail).toBe('Send "Authorization: Bearer <METRICS_TOKEN>".');
+    expect(problem(res, 401).detail).toBe('Send one header "Authorization: Bearer <METRICS_TOKEN>".');
   });
 });
 

@@ -1,6 +1,7 @@
 // Bearer tokens: reading one from an Authorization header, comparing a fixed one (operator API,
 // metrics) in constant time, and the 401 that asks for one.
 import { hash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { AppError } from './errors.ts';
 
 const digest = (s: string) => hash('sha256', s, 'buffer');
@@ -11,9 +12,14 @@ export function bearerToken(authorization: string | undefined): string | null {
   return m ? m[1] : null;
 }
 
-/** True when the Authorization header is "Bearer <token>". */
-export function bearerMatches(authorization: string | undefined, token: string): boolean {
-  const given = bearerToken(authorization);
+/**
+ * True when the request sent one Authorization header, "Bearer <token>". Two are refused, as the
+ * integration API refuses them (auth.ts): Node keeps the first, a proxy may read the last, and
+ * which credential acts must not depend on that.
+ */
+export function bearerMatches(raw: Pick<IncomingMessage, 'headers' | 'rawHeaders'>, token: string): boolean {
+  if (headerCount(raw.rawHeaders, 'authorization') > 1) return false;
+  const given = bearerToken(raw.headers.authorization);
   return given !== null && timingSafeEqual(digest(given), digest(token));
 }
 

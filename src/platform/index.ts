@@ -12,8 +12,8 @@ export const platformApi: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', async (req) => {
     const token = app.config.platformAdminToken;
     if (!token) throw unauthorized('The operator API is disabled: set PLATFORM_ADMIN_TOKEN to enable it.');
-    if (!bearerMatches(req.headers.authorization, token))
-      throw unauthorized('A valid operator token is required: "Authorization: Bearer <PLATFORM_ADMIN_TOKEN>".');
+    if (!bearerMatches(req.raw, token))
+      throw unauthorized('A valid operator token is required, in one header: "Authorization: Bearer <PLATFORM_ADMIN_TOKEN>".');
   });
   // Every route under /merchants/:merchant_id answers 404 for a merchant that does not exist.
   app.addHook('preHandler', async (req) => {
