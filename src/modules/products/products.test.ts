@@ -277,12 +277,17 @@ describe('patch and review', () => {
     expect(rejected).toMatchObject({ title: 'Cap v2', pending_title: 'Cap v3', review_status: 'rejected', status: 'active' });
   });
 
-  it('refuses removing every variant, foreign variant ids and unknown fields', async () => {
+  it('refuses removing every variant, foreign or repeated variant ids and unknown fields', async () => {
     const p = json(await create({ title: 'Hat' }), 201, 'createProduct').data;
     const q = json(await create({ title: 'Hat 2' }), 201, 'createProduct').data;
     expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { variants: [] }), 422, 'updateProduct').errors?.[0].path).toBe('/variants');
     expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { variants: [{ id: q.variants[0].id, price: 1 }] }), 422, 'updateProduct').errors).toEqual([
       { path: '/variants/0/id', message: 'is not a variant of this product', code: 'unknown_id' },
+    ]);
+    // A known id listed twice is a repeat, not an unknown id (a client branching on code was misled).
+    const twice = { variants: [{ id: p.variants[0].id }, { id: p.variants[0].id }] };
+    expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, twice), 422, 'updateProduct').errors).toEqual([
+      { path: '/variants/1/id', message: 'is listed twice', code: 'duplicate' },
     ]);
     expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { handle: 'x' }), 422, 'updateProduct').errors?.[0]).toEqual({
       path: '/handle',

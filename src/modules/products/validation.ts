@@ -40,8 +40,8 @@ export function variantIdProblems(variants: VariantInput[], own: Set<string>): F
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   variants.forEach((v, i) => {
-    if (v.id && (!own.has(v.id) || seen.has(v.id)))
-      errors.push({ path: `/variants/${i}/id`, message: seen.has(v.id) ? 'is listed twice' : 'is not a variant of this product', code: 'unknown_id' });
+    if (v.id && seen.has(v.id)) errors.push({ path: `/variants/${i}/id`, message: 'is listed twice', code: 'duplicate' });
+    else if (v.id && !own.has(v.id)) errors.push({ path: `/variants/${i}/id`, message: 'is not a variant of this product', code: 'unknown_id' });
     if (v.id) seen.add(v.id);
   });
   return errors;
