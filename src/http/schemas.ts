@@ -37,8 +37,15 @@ export const WebUrl = (description?: string) =>
     maxLength: 2048,
     ...(description ? { description } : {}),
   });
-/** A required name or title: 1..max characters, not only white space. */
-export const NonBlank = (maxLength = 255) => Type.String({ minLength: 1, maxLength, ...explainedPattern('\\S', 'must not be blank') });
+/**
+ * At least one character that shows: not white space, a control character, or one of the
+ * invisible characters a "blank" title is made of (zero-width space and joiners, direction marks,
+ * word joiner, soft hyphen, Hangul fillers). Ranges written as \u escapes, so the pattern means the
+ * same with or without the `u` flag (generated clients' validators use either).
+ */
+const VISIBLE = '[^\\s\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u115F\\u1160\\u180E\\u200B-\\u200F\\u2060-\\u2064\\u3164\\uFEFF\\uFFA0]';
+/** A required name or title: 1..max characters, not only white space or invisible characters. */
+export const NonBlank = (maxLength = 255) => Type.String({ minLength: 1, maxLength, ...explainedPattern(VISIBLE, 'must not be blank') });
 export const RequestId = Type.String({ format: 'uuid', description: 'Equal to the X-Request-Id header (an idempotent replay keeps the original).' });
 
 export const IdParams = Type.Object({ id: Uuid("The record's id: one of this merchant's, else 404.") });

@@ -26,6 +26,12 @@ describe('blank text', () => {
   it('a title of spaces only is refused, on create and PATCH (it was stored as the title)', async () => {
     const blank = { path: '/title', message: 'must not be blank', code: 'invalid_format' };
     expect(json(await create({ title: ' \t\n ' }), 422, 'createProduct').errors).toEqual([blank]);
+    // Invisible characters alone are blank too (a zero-width space made product "item-22").
+    for (const title of ['\u200b\u200b', '\u200d', '\u00ad \u2060', '\u3164', '\u0001\u007f', '\ufeff']) {
+      expect(json(await create({ title }), 422, 'createProduct').errors).toEqual([blank]);
+    }
+    expect(json(await create({ title: '\u200bZero-width first' }), 201, 'createProduct').data.title).toBe('\u200bZero-width first');
+    expect(json(await create({ title: '漢' }), 201, 'createProduct').data.title).toBe('漢');
     const p = json(await create({ title: ' Spaced ' }), 201, 'createProduct').data;
     expect(p.title).toBe(' Spaced ');
     expect(json(await t.api(key, 'PATCH', `/products/${p.id}`, { title: '   ' }), 422, 'updateProduct').errors).toEqual([blank]);
