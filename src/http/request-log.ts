@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { copyField, copyInto } from '../db/copy.ts';
 import type { Database } from '../db/database.ts';
 import { makeStorable } from './validation.ts';
+import { KEY_PREFIX } from './keys.ts';
 
 export interface RequestLogEntry {
   merchantId: string;
@@ -52,6 +53,16 @@ export interface RequestLogOptions {
 const MAX_QUERY = 1000;
 const MAX_PROBLEM = 16_384;
 /** The columns every batch writes, in the order of its rows' fields (COPY and INSERT alike). */
+// Every portal user of the merchant reads the log for days: a secret a client put in its URL (a key
+// as ?api_key=, the README promises secrets are never logged) is replaced before it is stored.
+const SECRET_VALUE = new RegExp(`(?:${KEY_PREFIX}|whsec_)[^&/?#\\s]*`, 'g');
+const SECRET_PARAM = /(^|&)([^=&]*(?:key|token|secret|password|signature)[^=&]*)=[^&]*/gi;
+const REDACTED = '[redacted]';
+/** Text with every API key and signing secret in it replaced. */
+export const redactSecrets = (text: string) => text.replace(SECRET_VALUE, REDACTED);
+/** A query string with secrets, and the values of parameters named like credentials, replaced. */
+export const redactQuery = (query: string) => redactSecrets(query).replace(SECRET_PARAM, `$1$2=${REDACTED}`);
+
 const COLUMNS = ['merchant_id', 'api_key_id', 'request_id', 'method', 'path', 'query', 'status', 'error_code', 'duration_ms', 'problem', 'created_at'];
 const COLUMN_LIST = sql.join(COLUMNS.map((name) => sql.ref(name)));
 
@@ -102,14 +113,14 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
   let closed = false;
 
   // Entries [from, to) of a taken buffer as the batch's rows: the URL split into path and query,
-  // both made storable; the problem (JSON text already) checked and made storable.
+  // both redacted and made storable; the problem (JSON text already) checked and made storable.
   function fields(c: Columns, i: number) {
     const url = c.url[i];
     const q = url.indexOf('?');
     const p = c.problem[i];
     return {
-      path: makeStorable((q === -1 ? url : url.slice(0, q)).slice(0, 2048)),
-      query: q === -1 ? null : makeStorable(url.slice(q + 1, q + 1 + MAX_QUERY)),
+      path: makeStorable(redactSecrets((q === -1 ? url : url.slice(0, q)).slice(0, 2048))),
+      query: q === -1 ? null : makeStorable(redactQuery(url.slice(q + 1, q + 1 + MAX_QUERY))),
       durationMs: Math.round(c.durationMs[i] * 10) / 10 || 0,
       problem: p === null ? null : problemJson(p),
     };

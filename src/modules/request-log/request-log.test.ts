@@ -69,6 +69,31 @@ describe('API request log', () => {
     expect((found.problem as Problem).errors?.[0].path).toBe('/status');
   });
 
+  it('a secret sent in the URL is not kept: API keys, signing secrets and values of parameters named like credentials', async () => {
+    const sent = [
+      [`/orders?api_key=${secret}&status=open`, 'query', 'api_key=[redacted]&status=open'],
+      [`/orders/${secret}`, 'path', '/api/integrations/v1/orders/[redacted]'],
+      [
+        '/orders?access_token=abc123&limit=1&Client-Secret=s3&SIGNATURE=x',
+        'query',
+        'access_token=[redacted]&limit=1&Client-Secret=[redacted]&SIGNATURE=[redacted]',
+      ],
+      ['/orders?note=whsec_AbC-12_x&limit=2', 'query', 'note=[redacted]&limit=2'],
+      ['/orders?cursor=abc&limit=3', 'query', 'cursor=abc&limit=3'],
+    ] as const;
+    for (const [url, field, kept] of sent) {
+      const res = await t.api(secret, 'GET', url);
+      const entry = portalJson(await call('GET', `/request-log/${res.headers['x-request-id']}`), 200, 'GET /portal/api/request-log/:request_id').data;
+      expect([url, entry[field]]).toEqual([url, kept]);
+    }
+    const leaked = await t.database.db
+      .selectFrom('request_log')
+      .select('id')
+      .where((eb) => eb.or([eb('query', 'like', `%${secret}%`), eb('path', 'like', `%${secret}%`), eb('query', 'like', '%whsec_%')]))
+      .execute();
+    expect(leaked).toEqual([]);
+  });
+
   it('filters by key, status class, path and request id, and pages', async () => {
     await t.api(otherSecret, 'GET', '/products?limit=1');
     await t.api(otherSecret, 'GET', '/products/00000000-0000-4000-8000-000000000000');
