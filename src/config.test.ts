@@ -38,6 +38,22 @@ describe('number settings have both bounds (an operations audit started each of 
     expect(refused({ WEBHOOK_CONCURRENCY: 'many' })).toBe('WEBHOOK_CONCURRENCY must be a whole number from 1 to 10000, but it is "many": fix or unset it.');
   });
 
+  it('operator and metrics tokens short enough to guess, or with white space (never sendable), are refused', () => {
+    expect(refused({ PLATFORM_ADMIN_TOKEN: 'a' })).toBe(
+      'PLATFORM_ADMIN_TOKEN must be at least 16 characters with no white space, but it is 1 character: use a long random value (openssl rand -hex 32), or unset it.',
+    );
+    expect(refused({ PLATFORM_ADMIN_TOKEN: '                    ' })).toBe(
+      'PLATFORM_ADMIN_TOKEN must be at least 16 characters with no white space, but it is 20 characters with white space: use a long random value (openssl rand -hex 32), or unset it.',
+    );
+    expect(refused({ METRICS_TOKEN: 'short' })).toBe(
+      'METRICS_TOKEN must be at least 16 characters with no white space, but it is 5 characters: use a long random value (openssl rand -hex 32), or unset it.',
+    );
+    expect(loadConfig({ PLATFORM_ADMIN_TOKEN: '0123456789abcdef', METRICS_TOKEN: '' })).toMatchObject({
+      platformAdminToken: '0123456789abcdef',
+      metricsToken: null,
+    });
+  });
+
   it('METRICS_PORT equal to PORT is refused at once (it failed after migrating, blaming "another process")', () => {
     expect(refused({ PORT: '4450', METRICS_PORT: '4450' })).toBe(
       'METRICS_PORT 4450 is PORT too: give /metrics a port of its own, or unset METRICS_PORT (METRICS_TOKEN serves it on PORT).',

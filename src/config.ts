@@ -129,6 +129,23 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   return v;
 }
 
+export const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * A bearer token an operator chooses (unset: the feature is off). A short one can be guessed (the
+ * operator API has no rate limit, contract §8), and one with white space can never be sent as a
+ * bearer token: both are refused at start rather than leaving an API guessable or silently off.
+ */
+function token(name: string, value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  if (/\s/.test(value) || value.length < MIN_TOKEN_LENGTH) {
+    throw new ConfigError(
+      `${name} must be at least ${MIN_TOKEN_LENGTH} characters with no white space, but it is ${value.length} character${value.length === 1 ? '' : 's'}${/\s/.test(value) ? ' with white space' : ''}: use a long random value (openssl rand -hex 32), or unset it.`,
+    );
+  }
+  return value;
+}
+
 function bool(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value.trim() === '') return fallback;
   const v = value.trim().toLowerCase();
@@ -151,7 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     ),
     databasePreparedStatements: bool('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
     dataDir: env.DATA_DIR?.trim() || './data',
-    platformAdminToken: env.PLATFORM_ADMIN_TOKEN || null,
+    platformAdminToken: token('PLATFORM_ADMIN_TOKEN', env.PLATFORM_ADMIN_TOKEN),
     redisUrl: url('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', 'to keep rate-limit counts in this process'),
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'mia-',
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600, 1, 1_000_000_000),
@@ -169,7 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     retentionIntervalMs: integer('RETENTION_INTERVAL_MS', env.RETENTION_INTERVAL_MS, 600_000, 1000, MAX_TIMER_MS),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     logFormat: oneOf('LOG_FORMAT', env.LOG_FORMAT, ['pretty', 'json'] as const, stdoutIsTerminal ? 'pretty' : 'json'),
-    metricsToken: env.METRICS_TOKEN || null,
+    metricsToken: token('METRICS_TOKEN', env.METRICS_TOKEN),
     metricsPort: port('METRICS_PORT', env.METRICS_PORT, null),
     secretKey: env.SECRET_KEY || null,
     roles: roles(env.ROLE),

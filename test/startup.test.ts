@@ -150,7 +150,7 @@ describe.skipIf(onPostgres())('every start prints where things are', () => {
     // Readable lines in the terminal format, not JSON.
     expect(first.stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: started/m);
 
-    const second = await run({ ...env, LOG_FORMAT: 'json', METRICS_TOKEN: 't' }, /"msg":"ready"/);
+    const second = await run({ ...env, LOG_FORMAT: 'json', METRICS_TOKEN: 'metrics-token-0123456789' }, /"msg":"ready"/);
     expect(second.code).toBe(0);
     expect(second.stdout).not.toContain('mia_sk_');
     const lines = second.stdout
