@@ -110,6 +110,23 @@ describe('schemas for generators', () => {
     expect(schemas.WebhookEndpoint.properties.events.items?.enum).not.toContain('ping');
     expect(schemas.WebhookDelivery.properties.event_type.enum).toContain('ping');
   });
+
+  it("the rows a client builds are named components, and request variants use the answers' enums (generators made one type per use)", async () => {
+    type Node = { $ref?: string; properties?: Record<string, Node>; items?: Node; anyOf?: Node[] };
+    const { schemas } = ((await openApiDocuments()).integration as { components: { schemas: Record<string, Node> } }).components;
+    const items = (schema: string, field: string) => schemas[schema].properties![field].items;
+    expect(items('CreateProductRequest', 'variants')).toEqual({ $ref: '#/components/schemas/NewVariant' });
+    expect(items('UpdateProductRequest', 'variants')).toEqual({ $ref: '#/components/schemas/VariantUpdate' });
+    expect(items('AdjustInventoryRequest', 'adjustments')).toEqual({ $ref: '#/components/schemas/InventoryAdjustment' });
+    expect(items('CreateFulfillmentRequest', 'items')).toEqual({ $ref: '#/components/schemas/NewFulfillmentItem' });
+    for (const variant of ['NewVariant', 'VariantUpdate', 'Variant']) {
+      expect([variant, schemas[variant].properties!.inventory_policy, schemas[variant].properties!.weight_unit]).toEqual([
+        variant,
+        { $ref: '#/components/schemas/InventoryPolicy' },
+        { $ref: '#/components/schemas/WeightUnit' },
+      ]);
+    }
+  });
 });
 
 describe('webhooks', () => {

@@ -22,9 +22,11 @@ export const ReviewStatus = component(
 );
 export const InventoryPolicy = component(
   'InventoryPolicy',
-  Enum(['deny', 'continue'], { description: 'deny: orders may not exceed available stock; continue: available may go below zero.' }),
+  Enum(['deny', 'continue'], {
+    description: 'deny: orders may not exceed available stock; continue: available may go below zero. A new variant that names none is deny.',
+  }),
 );
-export const WeightUnit = component('WeightUnit', Enum(['g', 'kg', 'lb', 'oz']));
+export const WeightUnit = component('WeightUnit', Enum(['g', 'kg', 'lb', 'oz'], { description: 'The unit of `weight`. A new variant that names none is g.' }));
 /** A native record's title: not blank (a connected source's titles are taken as sent: connected-sync/schemas.ts). */
 export const Title = NonBlank();
 export const Description = Type.String({ maxLength: 65535 });
@@ -40,20 +42,20 @@ export const VariantFields = {
   price: Type.Optional(Money('Price in the merchant currency; required on every new variant')),
   compare_at_price: Type.Optional(Nullable(Money('Compare-at price'))),
   barcode: Type.Optional(Text(64)),
-  inventory_policy: Type.Optional(
-    Enum(['deny', 'continue'], { description: 'deny: orders may not exceed available stock (default); continue: available may go below zero' }),
-  ),
+  inventory_policy: Type.Optional(InventoryPolicy),
   media_asset_id: Type.Optional(Nullable(Uuid('A media asset of this merchant'))),
   shipping_profile: Type.Optional(Text(100)),
   requires_shipping: Type.Optional(Type.Boolean({ description: 'Default true' })),
   weight: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1000000, description: 'At most 3 decimals.' }))),
-  weight_unit: Type.Optional(Enum(['g', 'kg', 'lb', 'oz'], { description: 'Default g' })),
+  weight_unit: Type.Optional(WeightUnit),
 };
 
-export const VariantCreate = Type.Object(VariantFields, { additionalProperties: false });
-export const VariantPatch = Type.Object(
-  { id: Type.Optional(Uuid('An existing variant of this product; omit to create a new one')), ...VariantFields },
-  { additionalProperties: false },
+// Request rows are named components, so a generated client has a type to build them with
+// (`NewVariant`, not `CreateProductRequest["variants"][number]`).
+export const VariantCreate = component('NewVariant', Type.Object(VariantFields, { additionalProperties: false }));
+export const VariantPatch = component(
+  'VariantUpdate',
+  Type.Object({ id: Type.Optional(Uuid('An existing variant of this product; omit to create a new one')), ...VariantFields }, { additionalProperties: false }),
 );
 
 export const Inventory = component(

@@ -1,7 +1,7 @@
 // Request schemas of the fulfillments routes; the service takes their Static<> types.
 import { Type, type Static } from 'typebox';
 import { PageQueryFields } from '../../http/paging.ts';
-import { Enum, NonBlank, Uuid, WebUrl } from '../../http/schemas.ts';
+import { component, Enum, NonBlank, Uuid, WebUrl } from '../../http/schemas.ts';
 import { FULFILLMENT_STATUSES } from '../orders/records/schemas.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -20,12 +20,15 @@ export const FulfillmentCreateBody = Type.Object(
   {
     merchant_order_id: Uuid('The order (from the orders API).'),
     items: Type.Array(
-      Type.Object(
-        {
-          merchant_order_item_id: Uuid('A line item id of that order.'),
-          quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
-        },
-        strict,
+      component(
+        'NewFulfillmentItem',
+        Type.Object(
+          {
+            merchant_order_item_id: Uuid('A line item id of that order.'),
+            quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+          },
+          strict,
+        ),
       ),
       { minItems: 1, maxItems: 250 },
     ),

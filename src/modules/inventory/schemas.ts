@@ -37,22 +37,25 @@ export type InventoryFilters = Static<typeof InventoryListQuery>;
 // which answers with its own field error beside the other rows' errors. It is not published as a
 // JSON Schema combinator: of four audited client generators, two turned the row into `unknown`
 // (a union of two `required`-only branches) and then accepted any value (docs/decisions.md).
-export const AdjustmentRow = Type.Object(
-  {
-    variant_id: Type.Optional(Uuid('The variant; or give sku.')),
-    sku: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: "Resolved to the merchant's variant with this SKU when variant_id is absent." }),
-    ),
-    fulfillment_location_id: Uuid(),
-    adjustment: Type.Integer({
-      minimum: -1_000_000,
-      maximum: 1_000_000,
-      description:
-        'Signed change of on_hand; not 0. A row may not make on_hand negative (negative_on_hand; stock received while it is below 0 is taken) nor raise it above 1,000,000,000 (out_of_range).',
-    }),
-    reason: Type.Optional(Type.String({ maxLength: 500 })),
-  },
-  { ...strict, description: "Give `variant_id` or `sku` (with both, the SKU must be the variant's): 422 `required` at `variant_id` otherwise." },
+export const AdjustmentRow = component(
+  'InventoryAdjustment',
+  Type.Object(
+    {
+      variant_id: Type.Optional(Uuid('The variant; or give sku.')),
+      sku: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 255, description: "Resolved to the merchant's variant with this SKU when variant_id is absent." }),
+      ),
+      fulfillment_location_id: Uuid(),
+      adjustment: Type.Integer({
+        minimum: -1_000_000,
+        maximum: 1_000_000,
+        description:
+          'Signed change of on_hand; not 0. A row may not make on_hand negative (negative_on_hand; stock received while it is below 0 is taken) nor raise it above 1,000,000,000 (out_of_range).',
+      }),
+      reason: Type.Optional(Type.String({ maxLength: 500 })),
+    },
+    { ...strict, description: "Give `variant_id` or `sku` (with both, the SKU must be the variant's): 422 `required` at `variant_id` otherwise." },
+  ),
 );
 export type Adjustment = Static<typeof AdjustmentRow>;
 
