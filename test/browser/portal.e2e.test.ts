@@ -290,7 +290,16 @@ describe('portal in a browser', () => {
   it('edits an endpoint; messages clear when the context changes', async () => {
     await page.getByRole('button', { name: 'Edit' }).click();
     const form = page.getByRole('form', { name: 'Edit webhook endpoint' });
+    // A refusal that points at one field: fixing that field takes the form's pointer away with it
+    // (it stayed, pointing at nothing).
+    await form.getByLabel('Description (optional)').fill('d'.repeat(501));
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await form.getByText('Check the highlighted fields.').waitFor();
+    await until(() => form.locator('#description-error').textContent()).toBe('Description is too long.');
+    expectOnlyFailedLoads(422);
     await form.getByLabel('Description (optional)').fill('Acme WMS, Location 1');
+    expect(await form.locator('#description-error').textContent()).toBe('');
+    await until(() => form.getByText('Check the highlighted fields.').count()).toBe(0);
     await form.getByRole('checkbox', { name: 'order.cancelled' }).uncheck();
     await form.getByRole('checkbox', { name: 'fulfillment.created' }).check();
     await form.getByRole('radio', { name: 'Specific locations' }).click();

@@ -66,16 +66,19 @@ export class ApiError extends Error {
   code: string;
   /** First human message per top-level field. */
   fields: Record<string, string>;
+  /** The message only says to look at the fields' own messages. */
+  pointsAtFields: boolean;
   constructor(status: number, body: { detail?: string; code?: string; errors?: FieldError[] }) {
     const fields: Record<string, string> = {};
     // An error at the whole body (path "", e.g. the merchant's endpoint limit) is no field's: the detail says it.
     const whole = (body.errors ?? []).some((e) => e.path === '');
     for (const e of body.errors ?? []) if (e.path !== '') fields[e.path.split('/')[1] ?? ''] ??= humanFieldMessage(e);
+    const pointsAtFields = body.code === 'validation_failed' && !(whole && body.detail) && Object.keys(fields).length > 0;
     const message =
       body.code === 'validation_failed'
         ? whole && body.detail
           ? body.detail
-          : Object.keys(fields).length
+          : pointsAtFields
             ? 'Check the highlighted fields.'
             : 'Some values are not valid.'
         : status === 0
@@ -85,6 +88,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = body.code ?? 'error';
     this.fields = fields;
+    this.pointsAtFields = pointsAtFields;
   }
 }
 

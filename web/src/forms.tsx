@@ -1,6 +1,6 @@
 // What every form shares: a labelled input with its message, the form's own message and buttons,
 // and one submit (local checks, then the request, then the API's field errors).
-import { useCallback, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ApiError } from './api.ts';
 import { focusSoon } from './focus.ts';
 import { CancelButton } from './ui.tsx';
@@ -139,12 +139,22 @@ export function useFormSubmit() {
   const [formError, setFormError] = useState('');
   const [busy, setBusy] = useState(false);
   const sending = useRef(false);
+  // The form's message only points at the fields ("Check the highlighted fields."): once every
+  // field's message is gone, so is it (it stayed, pointing at nothing).
+  const pointsAtFields = useRef(false);
+  useEffect(() => {
+    if (pointsAtFields.current && Object.values(errors).every((m) => !m)) {
+      pointsAtFields.current = false;
+      setFormError('');
+    }
+  }, [errors]);
   const submitWith = (check: () => Record<string, string | false | undefined>, send: () => Promise<void>, failed: string) => async (e: React.FormEvent) => {
     e.preventDefault();
     if (sending.current) return; // the button stays focusable while busy: one request at a time
     const form = e.currentTarget as HTMLFormElement;
     const local: Record<string, string> = {};
     for (const [field, message] of Object.entries(check())) if (message) local[field] = message;
+    pointsAtFields.current = false;
     setErrors(local);
     setFormError('');
     if (Object.keys(local).length) return focusFirstError(form);
@@ -153,7 +163,9 @@ export function useFormSubmit() {
     try {
       await send();
     } catch (err) {
-      setErrors(err instanceof ApiError ? err.fields : {});
+      const fields = err instanceof ApiError ? err.fields : {};
+      pointsAtFields.current = err instanceof ApiError && err.pointsAtFields;
+      setErrors(fields);
       setFormError(err instanceof ApiError ? err.message : failed);
       if (form.isConnected) focusFirstError(form);
     } finally {
