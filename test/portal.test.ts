@@ -41,6 +41,15 @@ describe('sign-in', () => {
     expect(session).toMatchObject({ user: { email: 'ops@acme.test' }, merchant: { id: m.id, name: 'Test merchant' } });
   });
 
+  it('no answer of the portal API may be kept by a cache: they carry secrets (a signing secret was in the browser cache)', async () => {
+    const s = await signIn();
+    const key = await call(s, 'POST', '/api-keys', { label: 'Cached', scopes: ['orders.read'] });
+    for (const res of [s.res, await call(s, 'GET', '/session'), key, await call({ cookie: '' }, 'GET', '/api-keys')]) {
+      expect([res.statusCode, res.headers['cache-control']]).toEqual([res.statusCode, 'no-store']);
+    }
+    expect((await m.op('GET', '/webhook-endpoints')).headers['cache-control']).toBe('no-store');
+  });
+
   it('marks the cookie Secure behind https', async () => {
     const res = await t.app.inject({
       method: 'POST',

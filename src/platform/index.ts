@@ -9,7 +9,9 @@ import requests from './requests.ts';
 import webhooks from './webhooks.ts';
 
 export const platformApi: FastifyPluginAsyncTypebox = async (app) => {
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
+    // Answers carry secrets (new keys, signing secrets): never kept by a cache on the way.
+    reply.header('Cache-Control', 'no-store');
     const token = app.config.platformAdminToken;
     if (!token) throw unauthorized('The operator API is disabled: set PLATFORM_ADMIN_TOKEN to enable it.');
     if (!bearerMatches(req.raw, token))

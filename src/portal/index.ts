@@ -72,6 +72,9 @@ const OPEN = ['/portal/api/login', '/portal/api/meta', '/portal/api/session'];
 const api: FastifyPluginAsyncTypebox = async (app) => {
   app.decorateRequest('session', null);
   app.addHook('onRequest', async (req, reply) => {
+    // Answers carry secrets (a new key, an endpoint's signing secret, the CSRF token): never kept
+    // by the browser or a proxy (the signing secret was found in Chromium's disk cache).
+    reply.header('Cache-Control', 'no-store');
     const token = req.cookies[COOKIE];
     const found = await findSession(app.db, token);
     req.session = found?.session ?? null;
