@@ -496,3 +496,28 @@ describe('pages', () => {
     expect(page.body).toContain('<div id="root"></div>');
   });
 });
+
+describe('the built front end', () => {
+  it('a file that is not there is 404, never index.html cached as an immutable asset (the portal stayed blank); routes get index.html', async () => {
+    const index = await t.app.inject({ method: 'GET', url: '/portal/keys' });
+    expect([index.statusCode, index.headers['content-type'], index.headers['cache-control']]).toEqual([200, 'text/html; charset=utf-8', 'no-cache']);
+    const asset = /src="\/portal\/(assets\/[^"]+\.js)"/.exec(index.body)![1];
+    const real = await t.app.inject({ method: 'GET', url: `/portal/${asset}` });
+    expect([real.statusCode, real.headers['content-type'], real.headers['cache-control']]).toEqual([
+      200,
+      'text/javascript',
+      'public, max-age=31536000, immutable',
+    ]);
+    // index.html by another name is still not an asset.
+    expect((await t.app.inject({ method: 'GET', url: '/portal/assets/..%2Findex.html' })).headers['cache-control']).toBe('no-cache');
+    for (const missing of ['/portal/assets/missing.js', '/portal/favicon.ico', '/portal/assets/', '/portal/assets/..%2F..%2Fpackage.json']) {
+      const res = await t.app.inject({ method: 'GET', url: missing });
+      expect([missing, res.statusCode, res.headers['content-type'], res.headers['cache-control']]).toEqual([
+        missing,
+        404,
+        'application/problem+json; charset=utf-8',
+        'no-cache',
+      ]);
+    }
+  });
+});

@@ -260,14 +260,24 @@ export const portal: FastifyPluginAsyncTypebox = async (app) => {
     if (/^\/portal\/api(\/|$)/.test(pathname)) return reply.callNotFound();
     const rel = decodeURIComponent(pathname.replace(/^\/portal\/?/, ''));
     let file = path.join(WEB_DIST, rel);
-    if (!file.startsWith(WEB_DIST) || !rel || !fs.existsSync(file) || fs.statSync(file).isDirectory()) file = path.join(WEB_DIST, 'index.html');
+    // What the path names once dot segments are resolved (assets/../index.html is index.html).
+    const inside = path.relative(WEB_DIST, file);
+    const found = inside !== '' && !inside.startsWith('..') && !path.isAbsolute(inside) && fs.existsSync(file) && !fs.statSync(file).isDirectory();
+    // A file that is not there (an asset of another build, a favicon) is 404, never index.html: HTML
+    // under an asset's name was cached for a year as immutable, and the portal stayed blank.
+    // Client-side routes have no file extension.
+    if (!found && (rel.startsWith('assets/') || path.extname(rel) !== '')) {
+      reply.header('Cache-Control', 'no-cache');
+      return reply.callNotFound();
+    }
+    if (!found) file = path.join(WEB_DIST, 'index.html');
     if (!fs.existsSync(file)) {
       return reply
         .code(503)
         .type('text/html')
         .send('<!doctype html><title>Portal</title><p>The portal has not been built: run <code>npm run build:web</code>.</p>');
     }
-    const immutable = rel.startsWith('assets/');
+    const immutable = found && inside.startsWith(`assets${path.sep}`);
     reply.header('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     reply.header('X-Frame-Options', 'DENY');
     reply.header(
