@@ -358,6 +358,11 @@ describe('retention', () => {
       expect(json(await t.api(freshKey, 'GET', `/events?after=${position}`), 422, 'listEvents').errors?.[0].code).toBe('unknown_id');
     }
     const errors = await t.app.inject({ method: 'GET', url: '/errors' });
+    // Framed by nobody, and nothing but its own inline style runs (it had no CSP at all).
+    expect([errors.headers['content-security-policy'], errors.headers['x-frame-options']]).toEqual([
+      "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      'DENY',
+    ]);
     expect(errors.body).toContain('<tr id="cursor_expired"><td><code>cursor_expired</code></td><td>410</td>');
   });
 });
