@@ -421,6 +421,30 @@ describe('portal in a browser', () => {
     await page.keyboard.press('Escape');
   }, 60_000);
 
+  it("long values without spaces wrap: row actions and an endpoint page's buttons stay on screen (they were pushed off at 1280 px)", async () => {
+    const label = 'L'.repeat(100);
+    const key = json(await m.op('POST', '/api-keys', { label, scopes: ['orders.read'] }), 201, 'createApiKey').data;
+    const url = `${receiver.url}/${'p'.repeat(1400)}`;
+    const ep = json(
+      await m.op('POST', '/webhook-endpoints', { url, events: ['collection.created'], description: 'd'.repeat(400) }),
+      201,
+      'createWebhookEndpoint',
+    ).data;
+    for (const [at, button] of [
+      ['/portal/keys', `Revoke key ${label}`],
+      [`/portal/webhooks/${ep.id}`, 'Edit'],
+      [`/portal/webhooks/${ep.id}`, 'Delete…'],
+      ['/portal/webhooks', 'Add endpoint'],
+    ] as const) {
+      await page.goto(`${base}${at}`);
+      const box = await page.getByRole('button', { name: button, exact: true }).first().boundingBox();
+      expect([at, button, box!.x + box!.width <= 1280]).toEqual([at, button, true]);
+      expect([at, (await page.evaluate(() => document.documentElement.scrollWidth)) <= 1280]).toEqual([at, true]);
+    }
+    await shot('23c-long-values');
+    json(await m.op('DELETE', `/api-keys/${key.id}`), 200, 'revokeApiKey');
+  }, 60_000);
+
   it('at phone width: finds a request by id and reads a delivery', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const res = await fetch(`${loopback}/api/integrations/v1/products`, { headers: { authorization: `Bearer ${keySecret}` } });
