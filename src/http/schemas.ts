@@ -41,9 +41,10 @@ export const WebUrl = (description?: string) =>
  * At least one character that shows: not white space, a control character, or one of the
  * invisible characters a "blank" title is made of (zero-width space and joiners, direction marks,
  * word joiner, soft hyphen, Hangul fillers). Ranges written as \u escapes, so the pattern means the
- * same with or without the `u` flag (generated clients' validators use either).
+ * same with or without the `u` flag (generated clients' validators use either). NUL is left to the
+ * storable-text rule, which names it (`invalid_text`).
  */
-const VISIBLE = '[^\\s\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u115F\\u1160\\u180E\\u200B-\\u200F\\u2060-\\u2064\\u3164\\uFEFF\\uFFA0]';
+const VISIBLE = '[^\\s\\u0001-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u115F\\u1160\\u180E\\u200B-\\u200F\\u2060-\\u2064\\u3164\\uFEFF\\uFFA0]';
 /** A required name or title: 1..max characters, not only white space or invisible characters. */
 export const NonBlank = (maxLength = 255) => Type.String({ minLength: 1, maxLength, ...explainedPattern(VISIBLE, 'must not be blank') });
 export const RequestId = Type.String({ format: 'uuid', description: 'Equal to the X-Request-Id header (an idempotent replay keeps the original).' });
