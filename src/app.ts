@@ -9,7 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import { isConnectionFailure, type Database } from './db/database.ts';
 import { isMigrated } from './db/migrate.ts';
-import { AppError, databaseFailure, problem } from './http/errors.ts';
+import { AppError, databaseFailure, noRoute, problem } from './http/errors.ts';
 import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerAccessLog } from './http/access-log.ts';
 import { lazyChildLogger } from './http/lazy-logger.ts';
@@ -227,10 +227,7 @@ export async function buildApp(opts: AppOptions) {
     for (const [k, v] of Object.entries(appError.headers)) reply.header(k, v);
     return reply.code(appError.status).type('application/problem+json').send(problem(appError, req.id));
   });
-  app.setNotFoundHandler((req, reply) => {
-    const err = new AppError('not_found', `No route ${req.method} ${req.url.split('?')[0]}.`);
-    return reply.code(404).type('application/problem+json').send(problem(err, req.id));
-  });
+  app.setNotFoundHandler(noRoute);
 
   registerAccessLog(app);
 

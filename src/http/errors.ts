@@ -1,4 +1,5 @@
 // RFC 9457 problem details: one error type, one table of codes, one way to render them.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The `code` of one entry of `errors[]`: what is wrong with that one field. */
 export const FIELD_ERROR_CODES = {
@@ -176,4 +177,10 @@ export function problem(err: AppError, requestId: string): Problem {
   };
   if (err.errors) body.errors = err.errors;
   return body;
+}
+
+/** The 404 of a path no route takes (the app's, and the integration API's, where the key is known first). */
+export function noRoute(req: FastifyRequest, reply: FastifyReply) {
+  const err = new AppError('not_found', `No route ${req.method} ${req.url.split('?')[0]}.`);
+  return reply.code(404).type('application/problem+json').send(problem(err, req.id));
 }

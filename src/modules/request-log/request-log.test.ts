@@ -94,6 +94,14 @@ describe('API request log', () => {
     expect(leaked).toEqual([]);
   });
 
+  it("a path no route takes, sent with a key, is in that key's log (a mistyped URL was missing); without a key it is 401, like any other", async () => {
+    const res = await t.api(secret, 'GET', '/ordrs?limit=5');
+    expect(problem(res, 404).detail).toBe('No route GET /api/integrations/v1/ordrs.');
+    const entry = portalJson(await call('GET', `/request-log/${res.headers['x-request-id']}`), 200, 'GET /portal/api/request-log/:request_id').data;
+    expect(entry).toMatchObject({ path: '/api/integrations/v1/ordrs', query: 'limit=5', status: 404, error_code: 'not_found', api_key: { id: keyId } });
+    expect(problem(await t.api(null, 'GET', '/ordrs'), 401).code).toBe('unauthorized');
+  });
+
   it('filters by key, status class, path and request id, and pages', async () => {
     await t.api(otherSecret, 'GET', '/products?limit=1');
     await t.api(otherSecret, 'GET', '/products/00000000-0000-4000-8000-000000000000');
