@@ -68,9 +68,14 @@ export async function checkRedis(redisUrl: string, timeoutMs = 5_000): Promise<v
   // With no retries, connect() rejects with "Connection is closed."; the cause came as an 'error' event.
   let cause: SystemError | null = null;
   client.on('error', (err: SystemError) => (cause ??= err));
+  // Connected is not answering: a Redis that accepts and stays silent (stopped with SIGSTOP, a
+  // half-open path) held the start for ever. The whole check has the deadline.
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
   try {
-    await client.connect();
-    await client.ping();
+    await Promise.race([client.connect().then(() => client.ping()), deadline]);
   } catch (err) {
     const e = cause ?? (err as SystemError);
     const fix = 'start Redis, fix REDIS_URL, or unset it to keep rate-limit counts in this process';
@@ -78,6 +83,7 @@ export async function checkRedis(redisUrl: string, timeoutMs = 5_000): Promise<v
     if (e.code === 'ECONNREFUSED') throw new ConfigError(`REDIS_URL points at ${target}, but nothing accepts connections there: ${fix}.`);
     throw new ConfigError(`Redis at ${target} named by REDIS_URL did not answer (${e.message}): ${fix}.`);
   } finally {
+    clearTimeout(timer);
     client.disconnect();
   }
 }

@@ -78,6 +78,21 @@ describe.skipIf(onPostgres()).concurrent('start-up failures: one sentence naming
       await run({ REDIS_URL: 'redis://nonexistent.invalid:6379', DATA_DIR: dataDir }),
       'REDIS_URL names the host "nonexistent.invalid", which cannot be found: start Redis, fix REDIS_URL, or unset it to keep rate-limit counts in this process.',
     );
+    // Something accepts the connection and never answers (a Redis stopped with SIGSTOP): it waited
+    // for ever, saying nothing.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const silentPort = (silent.address() as net.AddressInfo).port;
+    try {
+      const started = Date.now();
+      expectOneSentence(
+        await run({ REDIS_URL: `redis://127.0.0.1:${silentPort}/3`, DATA_DIR: dataDir }, undefined, 60_000),
+        `Redis at 127.0.0.1:${silentPort} named by REDIS_URL did not answer (no answer within 5000 ms): start Redis, fix REDIS_URL, or unset it to keep rate-limit counts in this process.`,
+      );
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      silent.close();
+    }
   }, 120_000);
 
   it('DATABASE_URL pointing where no server listens (the password is not echoed)', async () => {
