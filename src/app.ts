@@ -2,7 +2,7 @@
 // the portal. Used by main.ts and by every test (through app.inject).
 import { randomUUIDv7 } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifySchema } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest, type FastifySchema } from 'fastify';
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -203,6 +203,24 @@ export async function buildApp(opts: AppOptions) {
     done();
   });
 
+  // A 500 is logged with its stack, every time. A 503 is expected while the database is out or the
+  // process stops (each request's own line says 503 already): one warning, without a stack, every 5
+  // s at most, with how many were left out (an outage under load wrote ~80 KB of stacks a second).
+  let lastUnavailable = 0;
+  let unavailableSince = 0;
+  const logFailure = (req: FastifyRequest, err: unknown, appError: AppError) => {
+    if (appError.status < 500) return;
+    if (appError.code !== 'service_unavailable') return req.log.error({ err }, 'request failed');
+    unavailableSince++;
+    if (Date.now() - lastUnavailable < 5_000) return;
+    lastUnavailable = Date.now();
+    const e = err as { message?: string; code?: string };
+    req.log.warn(
+      { reason: e.message, code: e.code, answered_503: unavailableSince },
+      'requests answered 503 (nothing applied): the database is unavailable or the process is stopping',
+    );
+    unavailableSince = 0;
+  };
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
     // The request's own stream failed: the client closed the connection before its body arrived
     // (Node's "aborted", code ECONNRESET, which toAppError would take for the database's and log as
@@ -215,14 +233,14 @@ export async function buildApp(opts: AppOptions) {
         .send(problem(new AppError('malformed_request', 'The body did not arrive.'), req.id));
     }
     let appError = toAppError(err);
-    if (appError.status >= 500) req.log.error({ err }, 'request failed');
+    logFailure(req, err, appError);
     // An idempotent write refused before its body was read: stored under its Idempotency-Key too
     // (or answered 409 / 422 by the key's record, as any write under it is).
     try {
       if (await answerBeforeBody(req, reply, appError)) return reply;
     } catch (keyErr) {
       appError = toAppError(keyErr as FastifyError);
-      if (appError.status >= 500) req.log.error({ err: keyErr }, 'request failed');
+      logFailure(req, keyErr, appError);
     }
     for (const [k, v] of Object.entries(appError.headers)) reply.header(k, v);
     return reply.code(appError.status).type('application/problem+json').send(problem(appError, req.id));

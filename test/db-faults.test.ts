@@ -297,6 +297,19 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
       expectUnavailableProblem(during, await during.json());
       const duringWrite = await adjust(svc.url, 'h10f-during');
       expectUnavailableProblem(duringWrite, await duringWrite.json());
+      // A burst while out: each answered 503, logged as one warning with a count, no stack per
+      // request (an outage under load wrote ~80 KB of identical stacks a second).
+      const burst = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          fetch(`${svc.url}/api/integrations/v1/inventory?variant_id=${variant}`, { headers: { authorization: `Bearer ${key}` } }),
+        ),
+      );
+      expect(burst.map((r) => r.status)).toEqual(Array(20).fill(503));
+      const logged = svc.output().split('\n');
+      expect(logged.filter((l) => l.includes('"msg":"request failed"'))).toEqual([]);
+      const warned = logged.filter((l) => l.includes('requests answered 503 (nothing applied)'));
+      expect(warned.length, svc.output()).toBeGreaterThanOrEqual(1);
+      expect(warned.length, svc.output()).toBeLessThanOrEqual(2);
       // An event raised meanwhile by another process that can still reach the database.
       json(
         await t.api(key, 'POST', '/inventory/adjustments', { adjustments: [{ variant_id: variant, fulfillment_location_id: m.locations[0], adjustment: 1 }] }),
