@@ -38,7 +38,7 @@ describe('number settings have both bounds (an operations audit started each of 
     expect(refused({ WEBHOOK_CONCURRENCY: 'many' })).toBe('WEBHOOK_CONCURRENCY must be a whole number from 1 to 10000, but it is "many": fix or unset it.');
   });
 
-  it('operator and metrics tokens short enough to guess, or with white space (never sendable), are refused', () => {
+  it('operator and metrics tokens and SECRET_KEY short enough to guess, or with white space (never sendable), are refused', () => {
     expect(refused({ PLATFORM_ADMIN_TOKEN: 'a' })).toBe(
       'PLATFORM_ADMIN_TOKEN must be at least 16 characters with no white space, but it is 1 character: use a long random value (openssl rand -hex 32), or unset it.',
     );
@@ -48,6 +48,10 @@ describe('number settings have both bounds (an operations audit started each of 
     expect(refused({ METRICS_TOKEN: 'short' })).toBe(
       'METRICS_TOKEN must be at least 16 characters with no white space, but it is 5 characters: use a long random value (openssl rand -hex 32), or unset it.',
     );
+    expect(refused({ SECRET_KEY: 'x' })).toBe(
+      'SECRET_KEY must be at least 32 characters with no white space, but it is 1 character: use a long random value (openssl rand -hex 32), or unset it.',
+    );
+    expect(loadConfig({ SECRET_KEY: 'k'.repeat(32) }).secretKey).toBe('k'.repeat(32));
     expect(loadConfig({ PLATFORM_ADMIN_TOKEN: '0123456789abcdef', METRICS_TOKEN: '' })).toMatchObject({
       platformAdminToken: '0123456789abcdef',
       metricsToken: null,

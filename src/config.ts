@@ -136,11 +136,11 @@ export const MIN_TOKEN_LENGTH = 16;
  * operator API has no rate limit, contract §8), and one with white space can never be sent as a
  * bearer token: both are refused at start rather than leaving an API guessable or silently off.
  */
-function token(name: string, value: string | undefined): string | null {
+function token(name: string, value: string | undefined, min = MIN_TOKEN_LENGTH): string | null {
   if (value === undefined || value === '') return null;
-  if (/\s/.test(value) || value.length < MIN_TOKEN_LENGTH) {
+  if (/\s/.test(value) || value.length < min) {
     throw new ConfigError(
-      `${name} must be at least ${MIN_TOKEN_LENGTH} characters with no white space, but it is ${value.length} character${value.length === 1 ? '' : 's'}${/\s/.test(value) ? ' with white space' : ''}: use a long random value (openssl rand -hex 32), or unset it.`,
+      `${name} must be at least ${min} characters with no white space, but it is ${value.length} character${value.length === 1 ? '' : 's'}${/\s/.test(value) ? ' with white space' : ''}: use a long random value (openssl rand -hex 32), or unset it.`,
     );
   }
   return value;
@@ -188,7 +188,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     logFormat: oneOf('LOG_FORMAT', env.LOG_FORMAT, ['pretty', 'json'] as const, stdoutIsTerminal ? 'pretty' : 'json'),
     metricsToken: token('METRICS_TOKEN', env.METRICS_TOKEN),
     metricsPort: port('METRICS_PORT', env.METRICS_PORT, null),
-    secretKey: env.SECRET_KEY || null,
+    // It signs cursors and portal sessions: a short one can be found offline from any signed cursor.
+    secretKey: token('SECRET_KEY', env.SECRET_KEY, 32),
     roles: roles(env.ROLE),
     seedDemo: bool('SEED_DEMO', env.SEED_DEMO, true),
     publicBaseUrl,
