@@ -1,5 +1,6 @@
 // Builds the Fastify app: shared plugins first, then the integration API, the operator API and
 // the portal. Used by main.ts and by every test (through app.inject).
+import type { Socket } from 'node:net';
 import { randomUUIDv7 } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest, type FastifySchema } from 'fastify';
@@ -159,10 +160,17 @@ export async function buildApp(opts: AppOptions) {
     clearInterval(sweep);
     done();
   });
+  // Only the last answer of a connection closes it: pipelined requests the app already took (and
+  // applied) were never answered when the first answer closed the connection.
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Request-Id', req.id).headers(headers);
-    if (draining) reply.header('Connection', 'close');
+    if (draining && ((req.raw.socket as Counted)[IN_FLIGHT] ?? 1) <= 1) reply.header('Connection', 'close');
     done(null, payload);
+  });
+  app.addHook('onResponse', (req, _reply, done) => {
+    const socket = req.raw.socket as Counted;
+    socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 1) - 1;
+    done();
   });
   // A request that reaches the app after closing began (on a connection busy when it began) is
   // refused with our own 503 problem (X-Request-Id, Retry-After), not Fastify's bare JSON 503.
@@ -171,6 +179,8 @@ export async function buildApp(opts: AppOptions) {
   // 400), and an HTTP/1.1 request without Host (Node answered it with a bare 400: no problem body,
   // no X-Request-Id).
   app.addHook('onRequest', (req, _reply, done) => {
+    const socket = req.raw.socket as Counted;
+    socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 0) + 1;
     if (draining) return done(shuttingDown());
     const q = req.url.indexOf('?');
     if (q !== -1 && req.url.includes('%', q)) {
@@ -334,6 +344,10 @@ function trackKeyChanges(app: FastifyInstance, opts: AppOptions) {
     await keys.flushTouches().catch((err: unknown) => app.log.warn({ err }, 'last_used_at of API keys not written'));
   });
 }
+
+/** Requests of one connection the app has taken and not yet answered (more than one when pipelined). */
+const IN_FLIGHT = Symbol('requests in flight on this connection');
+type Counted = Socket & { [IN_FLIGHT]?: number };
 
 const shuttingDown = () =>
   new AppError('service_unavailable', 'This instance is shutting down; nothing was applied. Retry (another instance answers).', undefined, {

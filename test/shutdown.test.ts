@@ -6,7 +6,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OPERATOR_TOKEN, testDatabase, type TestDatabase } from './helpers.ts';
+import pg from 'pg';
+import { onPostgres, OPERATOR_TOKEN, testDatabase, type TestDatabase } from './helpers.ts';
 import { waitFor } from './wait.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mia-shutdown-'));
@@ -155,6 +156,76 @@ describe('shutdown with requests in flight on keep-alive connections', () => {
       expect(code, service.output()).toBe(0);
       expect(Date.now() - sentAt).toBeLessThan(5_000);
     } finally {
+      if (service.child.exitCode === null) service.child.kill('SIGKILL');
+    }
+  }, 90_000);
+});
+
+// PostgreSQL only: the test holds a row lock from its own session to keep both requests in flight.
+describe.runIf(onPostgres())('shutdown with pipelined requests in flight', () => {
+  it('every pipelined request the app took is answered: only the last answer closes the connection (later ones were applied, never answered)', async () => {
+    const service = await startService();
+    const lock = new pg.Client({ connectionString: databases.at(-1)!.url! });
+    try {
+      const base = `http://127.0.0.1:${service.port}`;
+      const op = async (path: string, body: unknown) => {
+        const res = await fetch(`${base}/api/platform/v1${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(res.status, path).toBe(201);
+        return ((await res.json()) as { data: Record<string, string> }).data;
+      };
+      const merchant = await op('/merchants', { name: 'Pipelined' });
+      const location = await op(`/merchants/${merchant.id}/locations`, { name: 'Dock' });
+      const key = await op(`/merchants/${merchant.id}/api-keys`, { label: 'Pipe', scopes: ['inventory.adjust', 'products.write'] });
+      const created = await fetch(`${base}/api/integrations/v1/products`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Piped', variants: [{ sku: 'PIPE-1', price: 1 }] }),
+      });
+      const variant = ((await created.json()) as { data: { variants: { id: string }[] } }).data.variants[0].id;
+      const adjustment = (n: number) => {
+        const body = JSON.stringify({ adjustments: [{ variant_id: variant, fulfillment_location_id: location.id, adjustment: 1 }] });
+        return (
+          `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key.secret}\r\n` +
+          `Idempotency-Key: pipe-${n}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+        );
+      };
+      const first = await connect(service.port);
+      first.send(adjustment(0));
+      await waitFor(() => answers(first.received()).length === 1, { deadlineMs: 10_000, what: 'the first adjustment' });
+      expect(answers(first.received())[0].status).toBe(200);
+
+      // Both pipelined adjustments wait on the stock row this session holds.
+      await lock.connect();
+      await lock.query('begin');
+      await lock.query('select on_hand from inventory_levels where variant_id = $1 for update', [variant]);
+      const piped = await connect(service.port);
+      piped.send(adjustment(1) + adjustment(2));
+      await waitFor(
+        async () =>
+          (await lock.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n === 2,
+        { deadlineMs: 10_000, what: 'both pipelined adjustments to wait on the lock' },
+      );
+      service.child.kill('SIGTERM');
+      // Closing has begun once the idle connection is closed by the server.
+      await waitFor(() => first.closed(), { deadlineMs: 5_000, what: 'the idle connection to be closed', describe: () => service.output() });
+      await lock.query('rollback');
+
+      await waitFor(() => piped.closed(), { deadlineMs: 10_000, what: 'the pipelined connection to close', describe: piped.received });
+      const got = answers(piped.received());
+      expect(got.map((a) => [a.status, a.headers['connection']])).toEqual([
+        [200, 'keep-alive'],
+        [200, 'close'],
+      ]);
+      const applied = await lock.query('select on_hand from inventory_levels where variant_id = $1', [variant]);
+      expect(applied.rows[0].on_hand).toBe(3);
+      const code = await Promise.race([service.exited, new Promise((r) => setTimeout(() => r('still running'), 10_000))]);
+      expect(code, service.output()).toBe(0);
+    } finally {
+      await lock.end().catch(() => {});
       if (service.child.exitCode === null) service.child.kill('SIGKILL');
     }
   }, 90_000);
