@@ -52,6 +52,10 @@ describe('number settings have both bounds (an operations audit started each of 
       'SECRET_KEY must be at least 32 characters with no white space, but it is 1 character: use a long random value (openssl rand -hex 32), or unset it.',
     );
     expect(loadConfig({ SECRET_KEY: 'k'.repeat(32) }).secretKey).toBe('k'.repeat(32));
+    // http is allowed too: the message said "https URL".
+    expect(refused({ PUBLIC_BASE_URL: 'ftp://x' })).toBe(
+      'PUBLIC_BASE_URL is not a valid http(s) URL: write it like https://api.example.com, or unset it to print http://localhost:PORT.',
+    );
     expect(loadConfig({ PLATFORM_ADMIN_TOKEN: '0123456789abcdef', METRICS_TOKEN: '' })).toMatchObject({
       platformAdminToken: '0123456789abcdef',
       metricsToken: null,

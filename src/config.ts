@@ -117,7 +117,9 @@ function url(name: string, value: string | undefined, protocols: string[], examp
     parsed = new URL(value.trim());
   } catch {}
   if (!parsed || !protocols.includes(parsed.protocol) || !parsed.hostname) {
-    throw new ConfigError(`${name} is not a valid ${protocols[0].replace(':', '')} URL: write it like ${example}, or unset it ${unsetMeans}.`);
+    // Named by its first protocol; http and https together as "http(s)" (PUBLIC_BASE_URL takes both).
+    const kind = protocols.includes('https:') && protocols.includes('http:') ? 'http(s)' : protocols[0].replace(':', '');
+    throw new ConfigError(`${name} is not a valid ${kind} URL: write it like ${example}, or unset it ${unsetMeans}.`);
   }
   return value.trim();
 }
