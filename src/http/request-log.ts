@@ -52,17 +52,17 @@ export interface RequestLogOptions {
 
 const MAX_QUERY = 1000;
 const MAX_PROBLEM = 16_384;
-/** The columns every batch writes, in the order of its rows' fields (COPY and INSERT alike). */
 // Every portal user of the merchant reads the log for days: a secret a client put in its URL (a key
 // as ?api_key=, the README promises secrets are never logged) is replaced before it is stored.
 const SECRET_VALUE = new RegExp(`(?:${KEY_PREFIX}|whsec_)[^&/?#\\s]*`, 'g');
 const SECRET_PARAM = /(^|&)([^=&]*(?:key|token|secret|password|signature)[^=&]*)=[^&]*/gi;
 const REDACTED = '[redacted]';
 /** Text with every API key and signing secret in it replaced. */
-export const redactSecrets = (text: string) => text.replace(SECRET_VALUE, REDACTED);
+const redactSecrets = (text: string) => text.replace(SECRET_VALUE, REDACTED);
 /** A query string with secrets, and the values of parameters named like credentials, replaced. */
-export const redactQuery = (query: string) => redactSecrets(query).replace(SECRET_PARAM, `$1$2=${REDACTED}`);
+const redactQuery = (query: string) => redactSecrets(query).replace(SECRET_PARAM, `$1$2=${REDACTED}`);
 
+/** The columns every batch writes, in the order of its rows' fields (COPY and INSERT alike). */
 const COLUMNS = ['merchant_id', 'api_key_id', 'request_id', 'method', 'path', 'query', 'status', 'error_code', 'duration_ms', 'problem', 'created_at'];
 const COLUMN_LIST = sql.join(COLUMNS.map((name) => sql.ref(name)));
 
