@@ -46,7 +46,8 @@ export const WebUrl = (description?: string) =>
  */
 const VISIBLE = '[^\\s\\u0001-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u115F\\u1160\\u180E\\u200B-\\u200F\\u2060-\\u2064\\u3164\\uFEFF\\uFFA0]';
 /** A required name or title: 1..max characters, not only white space or invisible characters. */
-export const NonBlank = (maxLength = 255) => Type.String({ minLength: 1, maxLength, ...explainedPattern(VISIBLE, 'must not be blank') });
+// No minLength beside the pattern: "" broke both, and was answered twice at one field.
+export const NonBlank = (maxLength = 255) => Type.String({ maxLength, ...explainedPattern(VISIBLE, 'must not be blank') });
 export const RequestId = Type.String({ format: 'uuid', description: 'Equal to the X-Request-Id header (an idempotent replay keeps the original).' });
 
 export const IdParams = Type.Object({ id: Uuid("The record's id: one of this merchant's, else 404.") });
