@@ -140,9 +140,10 @@ export const MIN_TOKEN_LENGTH = 16;
  */
 function token(name: string, value: string | undefined, min = MIN_TOKEN_LENGTH): string | null {
   if (value === undefined || value === '') return null;
-  if (/\s/.test(value) || value.length < min) {
+  const spaced = /\s/.test(value);
+  if (spaced || value.length < min) {
     throw new ConfigError(
-      `${name} must be at least ${min} characters with no white space, but it is ${value.length} character${value.length === 1 ? '' : 's'}${/\s/.test(value) ? ' with white space' : ''}: use a long random value (openssl rand -hex 32), or unset it.`,
+      `${name} must be at least ${min} characters with no white space, but it is ${value.length} character${value.length === 1 ? '' : 's'}${spaced ? ' with white space' : ''}: use a long random value (openssl rand -hex 32), or unset it.`,
     );
   }
   return value;

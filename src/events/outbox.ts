@@ -1,9 +1,17 @@
 // The outbox: an event is written in the same transaction as the change it describes, and fanned
 // out right there to the merchant's enabled endpoints that subscribe to its kind and location.
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Database } from '../db/database.ts';
 import { locationsAdmit } from '../db/scope.ts';
+
+/**
+ * Does the endpoint take the event: subscribed to its type, with locations that admit it (the
+ * location rule: src/db/scope.ts). `endpoint` and `event` are the aliases of the two rows.
+ */
+export function endpointTakes(endpoint: string, event: string): Expression<SqlBool> {
+  return sql<boolean>`(${sql.ref(`${event}.type`)} = any(${sql.ref(`${endpoint}.events`)}) and ${locationsAdmit(`${endpoint}.location_ids`, `${event}.location_id`)})`;
+}
 
 /** The events about orders, fulfillments and inventory (the warehouse side, bound to a location). */
 export const WAREHOUSE_EVENTS = [
@@ -64,7 +72,7 @@ export async function emitEvents(trx: Database, merchantId: string, events: Loca
   // subscribed to its type whose locations admit it (the location rule: src/db/scope.ts).
   const subscribed = onlyEndpointId
     ? sql<boolean>`endpoint.id = ${onlyEndpointId}::uuid`
-    : sql<boolean>`endpoint.status = 'enabled' and event.type = any(endpoint.events) and ${locationsAdmit('endpoint.location_ids', 'event.location_id')}`;
+    : sql<boolean>`endpoint.status = 'enabled' and ${endpointTakes('endpoint', 'event')}`;
   await sql`
     with event as (
       insert into events (id, merchant_id, type, location_id, payload)

@@ -3,7 +3,8 @@
 import { sql, type UpdateObject } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { locationsAdmit, merchantRow, ofMerchant, type Scope } from '../../db/scope.ts';
+import { merchantRow, ofMerchant, type Scope } from '../../db/scope.ts';
+import { endpointTakes } from '../../events/outbox.ts';
 import { readPage, type PageRequest } from '../../http/paging.ts';
 
 const COLUMNS = ['id', 'url', 'description', 'events', 'location_ids', 'status', 'disabled_reason', 'disabled_at', 'created_at', 'updated_at'] as const;
@@ -67,16 +68,15 @@ export function selectEventTarget(db: Database, scope: Scope, eventId: string) {
  * `location_ids` changed): `failed`, with no further attempt. A ping (the endpoint's test) is always
  * taken. An attempt in flight still records its outcome, but no longer settles the delivery.
  */
-export async function endUntakenDeliveries(db: Database, scope: Scope, endpointId: string): Promise<number> {
-  const { numAffectedRows } = await sql`
+export async function endUntakenDeliveries(db: Database, scope: Scope, endpointId: string): Promise<void> {
+  await sql`
     update webhook_deliveries d
        set status = 'failed', locked_until = null, next_attempt_at = null, updated_at = clock_timestamp()
       from events ev, webhook_endpoints ep
      where d.merchant_id = ${scope.merchantId} and d.endpoint_id = ${endpointId} and d.status = 'pending'
        and ev.id = d.event_id and ep.id = d.endpoint_id
        and ev.type <> 'ping'
-       and not (ev.type = any(ep.events) and ${locationsAdmit('ep.location_ids', 'ev.location_id')})`.execute(db);
-  return Number(numAffectedRows ?? 0);
+       and not ${endpointTakes('ep', 'ev')}`.execute(db);
 }
 
 export function selectSigningSecret(db: Database, scope: Scope, id: string) {
