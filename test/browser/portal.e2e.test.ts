@@ -269,6 +269,9 @@ describe('portal in a browser', () => {
     expect(sent.endsWith(created()[1].raw)).toBe(true);
     expect(JSON.parse(created()[1].raw).data.object.id).toBe(placed.id);
     await shot('15-delivery-detail');
+    // Refresh says what it found (it changed the page silently).
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('status').getByText('Refreshed: delivered, 2 attempts.').waitFor();
 
     await page.getByRole('link', { name: '← Endpoint and delivery log' }).click();
     await page.locator('tr[data-delivery]').filter({ hasText: 'order.created' }).getByRole('button', { name: 'Resend' }).click();
@@ -603,6 +606,11 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Create key' }).last().click();
     await page.getByRole('status').getByText('Key “Keyboard key” created. Copy its secret now: it is shown only once.').waitFor();
     await until(focused).toMatch(/^p:Key “Keyboard key” created\. Copy/);
+    // A key revoked: its Revoke button is gone; focus on what happened, not back at the page's top.
+    await page.getByRole('button', { name: 'Revoke key Keyboard key' }).click();
+    await page.getByRole('button', { name: 'Revoke key', exact: true }).click();
+    await page.getByRole('status').getByText('Key “Keyboard key” revoked.').waitFor();
+    await until(focused).toMatch(/^p:Key “Keyboard key” revoked\./);
     // A link followed inside a page: the new page's title and heading.
     await nav('Webhooks').click();
     await page.locator('table a').first().click();

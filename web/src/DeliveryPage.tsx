@@ -44,6 +44,12 @@ export function DeliveryPage({ endpointId, deliveryId, navigate }: Shared & { en
       flash.fail(err);
     }
   };
+  // Said in the status region, so that a screen reader hears that the page changed (or did not).
+  const refresh = async () => {
+    flash.clear();
+    const now = await reload();
+    if (now) flash.ok(`Refreshed: ${now.status}, ${now.attempts_log.length === 1 ? '1 attempt' : `${now.attempts_log.length} attempts`}.`);
+  };
   return (
     <section>
       {flash.view}
@@ -68,7 +74,7 @@ export function DeliveryPage({ endpointId, deliveryId, navigate }: Shared & { en
         </div>
         <div className="buttons">
           <button onClick={resend}>Resend</button>
-          <button onClick={() => flash.run(reload)}>Refresh</button>
+          <button onClick={refresh}>Refresh</button>
         </div>
       </div>
       {d.attempts_log.length === 0 ? (

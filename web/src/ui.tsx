@@ -178,13 +178,15 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   // Only the latest load may set the state: an answer to an earlier one (a filter since changed,
   // a page since left) that arrives late is dropped rather than shown under the new filter.
   const latest = useRef(0);
-  const reload = useCallback(async () => {
+  // It gives what it loaded (undefined when it failed or a later load overtook it).
+  const reload = useCallback(async (): Promise<T | undefined> => {
     const mine = ++latest.current;
     try {
       const loaded = await load();
       if (mine !== latest.current) return;
       setData(loaded);
       setError(null);
+      return loaded;
     } catch (err) {
       if (mine === latest.current) setError(err);
     }
