@@ -66,4 +66,24 @@ describe('the worker is woken by commits', () => {
     expect(attempts.map((r) => objectIdOf(r.body))).toEqual([product.id, product.id]);
     expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(1_000); // the schedule's 1 s
   });
+
+  it('two retries scheduled while the first waits are each posted when due (the later one waited for the poll)', async () => {
+    const before = receiver.received.length;
+    receiver.script.push({ status: 500 }, { status: 500 });
+    const a = json(await t.api(key, 'POST', '/products', { title: 'Retried first' }), 201, 'createProduct').data;
+    await receiver.waitFor(before + 1, DEADLINE_MS);
+    await new Promise((r) => setTimeout(r, 300));
+    const b = json(await t.api(key, 'POST', '/products', { title: 'Retried second' }), 201, 'createProduct').data;
+    await receiver.waitFor(before + 4, DEADLINE_MS);
+    const attempts = receiver.received.slice(before);
+    expect(attempts.map((r) => objectIdOf(r.body))).toEqual([a.id, b.id, a.id, b.id]);
+    // Each retry 1 s (the schedule) after its failure, give or take the machine: not at the poll.
+    for (const [first, retry] of [
+      [0, 2],
+      [1, 3],
+    ]) {
+      expect(attempts[retry].at - attempts[first].at).toBeGreaterThanOrEqual(1_000);
+      expect(attempts[retry].at - attempts[first].at).toBeLessThan(4_000);
+    }
+  });
 });

@@ -140,7 +140,9 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
   const autoStart = options.autoStart !== false;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
-  // The earliest retry this worker scheduled, and the timer that wakes it then.
+  // When the retries this worker scheduled fall due (rounded up to 50 ms, so that a burst shares
+  // one wake-up), and the one timer, set for the earliest of them.
+  const retriesDue = new Set<number>();
   let retryAt = Infinity;
   let retryTimer: NodeJS.Timeout | null = null;
 
@@ -433,19 +435,34 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
     return started - before;
   }
 
-  /** Claims again at `at` (a retry falling due), unless an earlier wake-up is already set. */
+  /**
+   * Claims again at `at` (a retry falling due). Every time is kept: a retry scheduled while the
+   * timer waits for an earlier one is woken after it (it waited for the poll).
+   */
   function wakeAt(at: number) {
-    if (stopped || at >= retryAt) return;
+    if (stopped) return;
+    const due = Math.ceil(at / 50) * 50;
+    retriesDue.add(due);
+    if (due < retryAt) armRetryTimer(due);
+  }
+
+  function armRetryTimer(at: number) {
     if (retryTimer) clearTimeout(retryTimer);
     retryAt = at;
-    retryTimer = setTimeout(
-      () => {
-        retryAt = Infinity;
-        retryTimer = null;
-        void kick();
-      },
-      Math.max(0, at - Date.now()) + 5,
-    );
+    retryTimer = setTimeout(retriesFallDue, Math.max(0, at - Date.now()) + 5);
+  }
+
+  function retriesFallDue() {
+    retryTimer = null;
+    retryAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const due of retriesDue) {
+      if (due <= now) retriesDue.delete(due);
+      else next = Math.min(next, due);
+    }
+    if (next !== Infinity && !stopped) armRetryTimer(next);
+    void kick();
   }
 
   function schedule() {
@@ -464,6 +481,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
       stopped = true;
       if (timer) clearTimeout(timer);
       if (retryTimer) clearTimeout(retryTimer);
+      retriesDue.clear();
       await filling;
       const unposted = [...waiting.values()].flat();
       waiting.clear();
