@@ -358,6 +358,9 @@ describe('the copyable verification helper', () => {
     expect(verifyWebhook(body, { timestamp: String(ts), signature: `v1=00 ${sig}` }, secret)).toBe(true);
     expect(verifyWebhook(body + ' ', { timestamp: String(ts), signature: sig }, secret)).toBe(false);
     expect(verifyWebhook(body, { timestamp: String(ts), signature: sig }, 'whsec_other')).toBe(false);
+    // A receiver started without its secret refuses to verify (an HMAC with an empty key passed a forgery).
+    const forged = `v1=${createHmac('sha256', '').update(`${ts}.${body}`).digest('hex')}`;
+    expect(() => verifyWebhook(body, { timestamp: String(ts), signature: forged }, '')).toThrow('the signing secret is empty');
     expect(verifyWebhook(body, { timestamp: String(ts), signature: sig }, secret, 300, ts + 301)).toBe(false);
   });
 });
