@@ -1,7 +1,7 @@
 // Operator webhook routes: endpoint records, secret rotation, delivery log, resend and test.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { badCursor, cursorRoute, DEFAULT_LIMIT, listRoute, PageQuery, positionCursor } from '../http/paging.ts';
+import { badCursor, cursorRoute, DEFAULT_LIMIT, listRoute, PageQuery, PageQueryFields, positionCursor } from '../http/paging.ts';
 import { ActionBody, Many, One, problems } from '../http/schemas.ts';
 import { AttemptSchema, DeliverySchema, NewEndpointSchema, EndpointSchema, OP_LIST, tags } from './schemas.ts';
 import { EndpointPatch } from '../modules/webhook-endpoints/schemas.ts';
@@ -13,6 +13,9 @@ const strict = { additionalProperties: false } as const;
 const M = Type.Object({ merchant_id: idParam('merchant_id') });
 const ME = Type.Object({ ...M.properties, endpoint_id: idParam('endpoint_id') });
 const MED = Type.Object({ ...ME.properties, delivery_id: idParam('delivery_id') });
+// The endpoint and delivery lists take `updated_after` like every list (contract §4); the attempts
+// list is ordered by attempt number, not by updated_at, and takes only the paging.
+const Paging = Type.Object(PageQueryFields, strict);
 const PagingOnly = Type.Object({ limit: Type.Optional(PageQuery.limit), cursor: Type.Optional(PageQuery.cursor) }, strict);
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -29,10 +32,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         response: { 200: Many(EndpointSchema, 'A page of webhook endpoints.'), ...problems(...OP_LIST) },
         params: M,
-        querystring: PagingOnly,
+        querystring: Paging,
       },
     },
-    (req, page) => endpoints.listEndpointPage(merchantCtx(req), page),
+    (req, page, query) => endpoints.listEndpointPage(merchantCtx(req), page, query.updated_after),
   );
   operatorRoute(app, 'GET', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id', {
     operationId: 'getWebhookEndpoint',
@@ -53,6 +56,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   operatorRoute(app, 'POST', '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/rotate-secret', {
     operationId: 'rotateWebhookSecret',
     summary: 'Rotate the signing secret (the old one keeps signing beside it for 24 h)',
+    description:
+      'The new secret signs from now on; the secret it replaces signs beside it for 24 h. A delivery carries at most two signatures: rotating again within the 24 h ends the earlier overlap (the secret replaced before stops signing at once).',
     body: ActionBody,
     emptyBodyOptional: true,
     answer: One(NewEndpointSchema, 'The endpoint with its new signing secret.'),
@@ -68,10 +73,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         response: { 200: Many(DeliverySchema, 'A page of deliveries.'), ...problems(...OP_LIST) },
         params: ME,
-        querystring: PagingOnly,
+        querystring: Paging,
       },
     },
-    (req, page) => endpoints.listDeliveries(merchantCtx(req), req.params.endpoint_id, page),
+    (req, page, query) => endpoints.listDeliveries(merchantCtx(req), req.params.endpoint_id, page, query.updated_after),
   );
   app.get(
     '/merchants/:merchant_id/webhook-endpoints/:endpoint_id/deliveries/:delivery_id/attempts',

@@ -43,8 +43,8 @@ export function selectEndpoints(db: Database, scope: Scope) {
 }
 
 /** A page in list order, (updated_at, id) ascending, as every list of the integration API (the operator API's list). */
-export function selectEndpointPage(db: Database, scope: Scope, page: PageRequest) {
-  return readPage(db.selectFrom('webhook_endpoints').select(COLUMNS).where(ofMerchant('webhook_endpoints', scope)), 'webhook_endpoints', page);
+export function selectEndpointPage(db: Database, scope: Scope, page: PageRequest, updatedAfter?: string) {
+  return readPage(db.selectFrom('webhook_endpoints').select(COLUMNS).where(ofMerchant('webhook_endpoints', scope)), 'webhook_endpoints', page, updatedAfter);
 }
 
 export function selectEndpoint(db: Database, scope: Scope, id: string) {
@@ -138,8 +138,8 @@ function deliveries(db: Database, scope: Scope, endpointId: string) {
 
 export type DeliveryRow = NonNullable<Awaited<ReturnType<typeof selectDelivery>>>;
 
-export function selectDeliveryPage(db: Database, scope: Scope, endpointId: string, page: PageRequest) {
-  return readPage(deliveries(db, scope, endpointId), 'd', page);
+export function selectDeliveryPage(db: Database, scope: Scope, endpointId: string, page: PageRequest, updatedAfter?: string) {
+  return readPage(deliveries(db, scope, endpointId), 'd', page, updatedAfter);
 }
 
 export function selectDelivery(db: Database, scope: Scope, endpointId: string, deliveryId: string) {

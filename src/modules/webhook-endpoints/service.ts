@@ -134,8 +134,8 @@ export async function getEndpointState(ctx: Ctx, id: string): Promise<EndpointSt
 }
 
 /** A page of the merchant's endpoints in list order, (updated_at, id) ascending (the operator API). */
-export async function listEndpointPage(ctx: Ctx, page: PageRequest) {
-  const { items, meta } = await selectEndpointPage(ctx.db, ctx, page);
+export async function listEndpointPage(ctx: Ctx, page: PageRequest, updatedAfter?: string) {
+  const { items, meta } = await selectEndpointPage(ctx.db, ctx, page, updatedAfter);
   return { items: items.map(presentEndpoint), meta };
 }
 
@@ -176,9 +176,9 @@ export async function rotateSigningSecret(ctx: Ctx, id: string) {
   return { ...presentEndpoint(row), signing_secret };
 }
 
-export async function listDeliveries(ctx: Ctx, endpointId: string, page: PageRequest) {
+export async function listDeliveries(ctx: Ctx, endpointId: string, page: PageRequest, updatedAfter?: string) {
   await endpointRow(ctx, endpointId);
-  const { items, meta } = await selectDeliveryPage(ctx.db, ctx, endpointId, page);
+  const { items, meta } = await selectDeliveryPage(ctx.db, ctx, endpointId, page, updatedAfter);
   return { items: items.map(presentDelivery), meta };
 }
 
