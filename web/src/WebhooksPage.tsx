@@ -377,7 +377,7 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
           )}
           {confirm === 'rotate' ? (
             <Confirm
-              text="The old secret keeps signing for 24 hours."
+              text="The current secret keeps signing beside the new one for 24 hours; an older one stops now."
               action="Rotate now"
               onConfirm={() =>
                 act(async () => setSecret((await api<NewEndpoint>('POST', `/webhook-endpoints/${id}/rotate-secret`)).signing_secret), 'Secret rotated.')
