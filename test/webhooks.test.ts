@@ -185,11 +185,18 @@ describe('delivery', () => {
     const since = (x: { updated_at: string }) => `updated_after=${encodeURIComponent(x.updated_at)}`;
     const delivered = json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data;
     expect(delivered.map((x) => x.id)).toEqual([d.id, other.id]);
-    expect(json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries?${since(delivered[0])}`), 200, 'listWebhookDeliveries').data.map((x) => x.id)).toEqual([other.id]);
+    expect(
+      json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries?${since(delivered[0])}`), 200, 'listWebhookDeliveries').data.map((x) => x.id),
+    ).toEqual([other.id]);
     expect(json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries?${since(delivered[1])}`), 200, 'listWebhookDeliveries').data).toEqual([]);
     const all = json(await m.op('GET', '/webhook-endpoints'), 200, 'listWebhookEndpoints').data;
     const later = json(await m.op('GET', `/webhook-endpoints?${since(all[0])}`), 200, 'listWebhookEndpoints').data;
-    expect(later.map((x) => x.id)).toEqual(all.slice(1).filter((x) => x.updated_at > all[0].updated_at).map((x) => x.id));
+    expect(later.map((x) => x.id)).toEqual(
+      all
+        .slice(1)
+        .filter((x) => x.updated_at > all[0].updated_at)
+        .map((x) => x.id),
+    );
     expect(problem(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries?updated_after=yesterday`), 422).errors).toEqual([
       { path: '/updated_after', message: expect.any(String), code: 'invalid_format' },
     ]);
