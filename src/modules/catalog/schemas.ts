@@ -52,7 +52,9 @@ export const VariantFields = {
 
 // Request rows are named components, so a generated client has a type to build them with
 // (`NewVariant`, not `CreateProductRequest["variants"][number]`).
-export const VariantCreate = component('NewVariant', Type.Object(VariantFields, { additionalProperties: false }));
+// A new product's variants each need a price: required in the schema, so that the document says so
+// and a missing one is named with the body's other shape errors (it came only once they were fixed).
+export const VariantCreate = component('NewVariant', Type.Object({ ...VariantFields, price: Money('Price in the merchant currency') }, { additionalProperties: false }));
 export const VariantPatch = component(
   'VariantUpdate',
   Type.Object({ id: Type.Optional(Uuid('An existing variant of this product; omit to create a new one')), ...VariantFields }, { additionalProperties: false }),
