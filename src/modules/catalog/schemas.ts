@@ -54,7 +54,10 @@ export const VariantFields = {
 // (`NewVariant`, not `CreateProductRequest["variants"][number]`).
 // A new product's variants each need a price: required in the schema, so that the document says so
 // and a missing one is named with the body's other shape errors (it came only once they were fixed).
-export const VariantCreate = component('NewVariant', Type.Object({ ...VariantFields, price: Money('Price in the merchant currency') }, { additionalProperties: false }));
+export const VariantCreate = component(
+  'NewVariant',
+  Type.Object({ ...VariantFields, price: Money('Price in the merchant currency') }, { additionalProperties: false }),
+);
 export const VariantPatch = component(
   'VariantUpdate',
   Type.Object({ id: Type.Optional(Uuid('An existing variant of this product; omit to create a new one')), ...VariantFields }, { additionalProperties: false }),
