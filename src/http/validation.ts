@@ -384,6 +384,7 @@ function fieldError(e: ErrorObject): FieldError {
   }
   let message = e.message ?? 'is invalid';
   if (e.keyword === 'enum') message = `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
+  if (e.keyword === 'const') message = `must be ${String(params.allowedValue)}`;
   if (e.keyword === 'format' && params.format === 'date-time')
     message = 'must be an RFC 3339 date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
   if (e.keyword === 'format' && params.format === 'uuid') message = 'must be a UUID (8-4-4-4-12 hexadecimal digits)';
@@ -419,6 +420,14 @@ export function validationProblem(err: { validation?: ErrorObject[]; validationC
   }
   const typesAt = new Map<string, string[]>();
   for (const e of list) if (e.code === 'invalid_type') typesAt.set(e.path, [...(typesAt.get(e.path) ?? []), e.message.replace(/^must be /, '')]);
+  // A value none of a list of constants (scopes, event types: anyOf of const) is one message naming
+  // them all (it was "must be equal to constant", once per constant).
+  const constsAt = new Map<string, string[]>();
+  for (const e of specific) {
+    if (e.keyword !== 'const') continue;
+    const path = storablePointer(e.instancePath || '');
+    constsAt.set(path, [...(constsAt.get(path) ?? []), String((e.params as { allowedValue: unknown }).allowedValue)]);
+  }
   const seen = new Set<string>();
   const errors: FieldError[] = [];
   for (const e of list) {
@@ -427,6 +436,8 @@ export function validationProblem(err: { validation?: ErrorObject[]; validationC
       if (ruleBroken.has(e.path)) continue;
       error = { ...e, message: `must be ${[...new Set(typesAt.get(e.path))].join(' or ')}` };
     }
+    const consts = constsAt.get(e.path);
+    if (e.code === 'invalid_value' && consts && consts.length > 1) error = { ...e, message: `must be one of: ${consts.join(', ')}` };
     const k = `${error.path}|${error.code}|${error.message}`;
     if (seen.has(k)) continue;
     seen.add(k);

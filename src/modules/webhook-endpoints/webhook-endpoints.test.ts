@@ -4,6 +4,7 @@
 import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../events/outbox.ts';
 import { sign } from '../../events/signer.ts';
 import { startWorker, type Worker } from '../../events/worker.ts';
 import { json, shutDown, portalJson, problem, startMerchantApp, untypedJson, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
@@ -74,9 +75,10 @@ describe('operations', () => {
       'updateWebhookEndpoint',
     ).data;
     expect(patched).toMatchObject({ events: ['order.created'], description: 'Orders', status: 'disabled', url: receiver.url });
-    expect(json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.shipped'] }), 422, 'updateWebhookEndpoint').errors?.[0].path).toBe(
-      '/events/0',
-    );
+    // One error naming the types it could be (it was "must be equal to constant").
+    expect(
+      json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { events: ['order.created', 'order.shipped'] }), 422, 'updateWebhookEndpoint').errors,
+    ).toEqual([{ path: '/events/1', message: `must be one of: ${EVENT_TYPES.join(', ')}`, code: 'invalid_value' }]);
     const other = await t.merchant();
     expect(json(await other.op('GET', `/webhook-endpoints/${ep.id}`), 404, 'getWebhookEndpoint').code).toBe('not_found');
   });
