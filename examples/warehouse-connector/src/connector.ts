@@ -8,12 +8,14 @@
 // - Work: create the fulfillment, have the warehouse ship it, attach its tracking; push the
 //   warehouse's stock movements as inventory adjustments. Each call's Idempotency-Key and body are
 //   persisted before the call, so a retry, in this process or after a restart, is a replay.
+// - Start-up: waits (with backoff) for an API that does not answer yet, until stopped.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   OPERATIONS,
   createClient,
   isApiError,
+  NetworkError,
   verifyWebhook,
   WebhookVerificationError,
   type Client,
@@ -24,6 +26,7 @@ import {
 import { StateStore, type MovementWork, type OrderWork } from './store.ts';
 import { acquireLock, type Lock } from './lock.ts';
 import type { StockMovement, Warehouse } from './warehouse.ts';
+import { fulfillmentKey, linesToShip } from './shipment.ts';
 
 export interface ConnectorOptions {
   /** The API's root URL, e.g. https://api.example.com */
@@ -40,8 +43,12 @@ export interface ConnectorOptions {
   reconcileIntervalMs?: number;
   /** How often the work loop also runs without a trigger, to pick up new stock movements (default 10 s). */
   pollIntervalMs?: number;
-  /** Pause before work that failed (network, 5xx after the SDK's own retries) is tried again. */
+  /** Pause before work that failed (network, 5xx after the SDK's own retries) is tried again; also the first pause of the start-up backoff. */
   retryDelayMs?: number;
+  /** Longest pause between start-up attempts while the API does not answer (default 60 s). */
+  maxStartDelayMs?: number;
+  /** Aborting it during start-up (while waiting for the API) releases the lock and rejects with its reason. */
+  signal?: AbortSignal;
   /** Passed to the SDK client (tests inject fetch, retry limits, sleep). */
   client?: Partial<ClientOptions>;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -86,6 +93,35 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
     options.log ??
     ((message: string, fields: Record<string, unknown> = {}) => console.log(JSON.stringify({ at: new Date().toISOString(), message, ...fields })));
   const lock: Lock = acquireLock(options.dataDir);
+  try {
+    return await run(options, log, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+/** An answer that may come later: no answer at all, 429 or 5xx (after the SDK's own retries). */
+function isTransient(err: unknown): boolean {
+  return err instanceof NetworkError || (isApiError(err) && (err.status === 429 || err.status >= 500));
+}
+
+/** Waits `ms`, or less when `signal` aborts (then rejects with its reason). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      if (signal?.aborted) reject(signal.reason);
+      else resolve();
+    }
+    if (signal?.aborted) done();
+    else signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+async function run(options: ConnectorOptions, log: (message: string, fields?: Record<string, unknown>) => void, lock: Lock): Promise<Connector> {
   const store = StateStore.open(options.dataDir);
   const stats: ConnectorStats = {
     events_accepted: 0,
@@ -109,7 +145,27 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
     },
   });
 
-  const locations = await client.listLocations({ limit: 250 });
+  /**
+   * A start-up call, made again with backoff while the API does not answer (down, restarting, not
+   * yet reachable) rather than exiting; what it refuses (a wrong key: 401) ends the start.
+   */
+  async function untilAnswered<T>(what: string, call: () => Promise<T>): Promise<T> {
+    let delay = options.retryDelayMs ?? 5_000;
+    for (;;) {
+      options.signal?.throwIfAborted();
+      try {
+        return await call();
+      } catch (err) {
+        if (!isTransient(err) || options.signal?.aborted) throw err;
+        stats.errors++;
+        log('API not answering at start; will retry', { what, error: err instanceof Error ? err.message : String(err), retry_in_ms: delay });
+        await pause(delay, options.signal);
+        delay = Math.min(delay * 2, options.maxStartDelayMs ?? 60_000);
+      }
+    }
+  }
+
+  const locations = await untilAnswered('listLocations', () => client.listLocations({ limit: 250 }, { signal: options.signal }));
   const locationIds = locations.data.map((l) => l.id);
 
   // --- work ---------------------------------------------------------------------------------
@@ -172,23 +228,57 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
     }
   }
 
+  /**
+   * Creates the order's fulfillment. What to ship comes from the order as it is now, not from the
+   * copy that queued it (an event's copy may predate a fulfillment made elsewhere), and is stored
+   * with its key before the call; once decided it is sent as it is until the API answers, so a
+   * lost answer replays. Refused for its quantities (someone fulfilled part of it meanwhile), or
+   * its key known with another body (a state from before keys named the lines), the order is read
+   * again and what is left gets its own key.
+   */
   async function fulfil(work: OrderWork): Promise<void> {
-    try {
-      const created = await client.createFulfillment(
-        { body: { merchant_order_id: work.order_id, items: work.items } },
-        { idempotencyKey: work.fulfillment_key },
-      );
-      await store.update(() => {
-        work.state = 'fulfilled';
-        work.fulfillment_id = created.data.id;
-        work.updated_at = new Date().toISOString();
-      });
-      stats.fulfillments_created++;
-      log('fulfillment created', { order_number: work.order_number, fulfillment_id: created.data.id });
-    } catch (err) {
-      // The order was cancelled or closed, or its lines were fulfilled elsewhere: nothing to ship.
-      if (isApiError(err, 'invalid_state', 'validation_failed')) return skip(work, `${err.code}: ${err.detail}`);
-      throw err;
+    const refused = new Set<string>();
+    for (;;) {
+      let key = work.fulfillment_key;
+      if (key === null) {
+        if (refused.size >= 5) throw new Error(`order ${work.order_number} keeps changing under its fulfillment; trying again later`);
+        const order = (await client.getOrder({ id: work.order_id })).data;
+        if (order.status !== 'open') return skip(work, `order ${order.status}`);
+        const items = linesToShip(order);
+        if (items.length === 0) return skip(work, 'nothing left to fulfil (fulfilled elsewhere)');
+        const planned = fulfillmentKey(order.id, items);
+        // The API keeps its refusal under that key; sending the same lines again would only replay it.
+        if (refused.has(planned)) return skip(work, `the API refused these lines under ${planned} and the order still lists them`);
+        await store.update(() => {
+          work.items = items;
+          work.fulfillment_key = planned;
+        });
+        key = planned;
+      }
+      try {
+        const created = await client.createFulfillment({ body: { merchant_order_id: work.order_id, items: work.items } }, { idempotencyKey: key });
+        await store.update(() => {
+          work.state = 'fulfilled';
+          work.fulfillment_id = created.data.id;
+          work.updated_at = new Date().toISOString();
+        });
+        stats.fulfillments_created++;
+        log('fulfillment created', { order_number: work.order_number, fulfillment_id: created.data.id });
+        return;
+      } catch (err) {
+        // The order was cancelled or closed meanwhile: nothing to ship.
+        if (isApiError(err, 'invalid_state')) return skip(work, `${err.code}: ${err.detail}`);
+        const quantities = isApiError(err, 'validation_failed') && err.errors.length > 0 && err.errors.every((e) => /^\/items\/\d+\/quantity$/.test(e.path));
+        if (!quantities && !isApiError(err, 'idempotency_key_reused')) {
+          if (isApiError(err, 'validation_failed')) return skip(work, `${err.code}: ${err.detail}`);
+          throw err;
+        }
+        log('fulfillment refused; reading the order again', { order_number: work.order_number, key, error: err.message });
+        refused.add(key);
+        await store.update(() => {
+          work.fulfillment_key = null;
+        });
+      }
     }
   }
 
@@ -272,14 +362,14 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
   /** Queues an open order with something to fulfil at our locations, once. Mutates state only. */
   function noteOrder(order: Order): boolean {
     if (store.state.orders[order.id] || order.status !== 'open' || !locationIds.includes(order.fulfillment_location_id)) return false;
-    const items = order.line_items.filter((l) => l.fulfillable_quantity > 0).map((l) => ({ merchant_order_item_id: l.id, quantity: l.fulfillable_quantity }));
-    if (items.length === 0) return false;
+    if (linesToShip(order).length === 0) return false;
+    // What to ship is decided when the work runs, from the order as it is then (fulfil).
     store.state.orders[order.id] = {
       order_id: order.id,
       order_number: order.order_number,
       state: 'to_ship',
-      fulfillment_key: `wc-fulfil-${order.id}`,
-      items,
+      fulfillment_key: null,
+      items: [],
       fulfillment_id: null,
       tracking_key: `wc-track-${order.id}`,
       tracking: null,
@@ -329,10 +419,25 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
   /**
    * Applies the order events after the stored feed position, in commit order, and stores the new
    * position. A first run only finds the feed's end: the open-orders list is its backfill, and old
-   * events would describe orders as they were, not as they are.
+   * events would describe orders as they were, not as they are. A position past the feed's
+   * retention (410 `cursor_expired`) is forgotten and the first run taken again: the end noted
+   * now, then reconcile's backfill (docs/events.md: the end before the backfill).
    */
   async function catchUp(): Promise<void> {
     if (!usesFeed) return;
+    try {
+      await followFeed();
+    } catch (err) {
+      if (!isApiError(err, 'cursor_expired')) throw err;
+      log('feed position expired; backfilling from the open orders, then following the feed from its start', { position: store.state.feed_position });
+      await store.update((s) => {
+        s.feed_position = null;
+      });
+      await followFeed();
+    }
+  }
+
+  async function followFeed(): Promise<void> {
     const firstRun = store.state.feed_position === null;
     let applied = 0;
     let read = 0;
@@ -411,7 +516,19 @@ export async function startConnector(options: ConnectorOptions): Promise<Connect
   const port = typeof address === 'object' && address !== null ? address.port : 0;
 
   await store.prune(new Date());
-  await reconcile();
+  try {
+    await untilAnswered('reconcile', reconcile);
+  } catch (err) {
+    // Given up (stopped, or refused): undo what started, as stop() does, before the lock goes.
+    stopped = true;
+    if (retryTimer) clearTimeout(retryTimer);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+    while (running) await running;
+    await store.flushed().catch(() => {});
+    throw err;
+  }
   const reconcileTimer = setInterval(() => {
     reconcile().catch((err: unknown) => {
       stats.errors++;

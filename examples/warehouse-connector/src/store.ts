@@ -17,7 +17,12 @@ export interface OrderWork {
   order_number: number;
   /** to_ship → fulfilled (fulfillment created) → shipped (tracking attached); or skipped. */
   state: 'to_ship' | 'fulfilled' | 'shipped' | 'skipped';
-  fulfillment_key: string;
+  /**
+   * The fulfillment's key and lines, decided from a fresh read of the order and stored before the
+   * call, so that a retry sends exactly them again. null while undecided (queued, or refused for
+   * its quantities and to be read again).
+   */
+  fulfillment_key: string | null;
   items: LineToShip[];
   fulfillment_id: string | null;
   tracking_key: string;
@@ -61,6 +66,7 @@ export class StateStore {
   static open(dataDir: string): StateStore {
     fs.mkdirSync(dataDir, { recursive: true });
     const file = path.join(dataDir, 'connector-state.json');
+    removeStaleTemporaryFiles(dataDir);
     if (!fs.existsSync(file)) return new StateStore(file, empty());
     const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
     if (!isState(parsed)) throw new Error(`${file} is not a connector state file (version 1)`);
@@ -86,6 +92,16 @@ export class StateStore {
 
   flushed(): Promise<void> {
     return this.writing;
+  }
+}
+
+/**
+ * A process killed during a write (kill -9, power loss) leaves its temporary file behind, never
+ * renamed. The caller holds the data directory's lock, so no other process is writing one now.
+ */
+function removeStaleTemporaryFiles(dataDir: string): void {
+  for (const name of fs.readdirSync(dataDir)) {
+    if (/^connector-state\.json\.\d+\.tmp$/.test(name)) fs.rmSync(path.join(dataDir, name), { force: true });
   }
 }
 

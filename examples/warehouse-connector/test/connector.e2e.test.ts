@@ -13,28 +13,9 @@ import { startLiveServer, stockedProduct, waitFor, type LiveServer } from '../..
 import { startWebhookTap, type WebhookTap } from '../../../test/receiver.ts';
 import { WAREHOUSE } from '../../../test/fixtures.ts';
 import { startConnector, type Connector, type ConnectorOptions, type ConnectorStats } from '../src/connector.ts';
-import type { ShipRequest, StockMovement, Warehouse } from '../src/warehouse.ts';
-import type { Tracking } from '../src/store.ts';
+import { TestWarehouse } from './test-warehouse.ts';
 
 const WAREHOUSE_EVENTS = ['order.created', 'order.updated', 'order.cancelled', 'fulfillment.created', 'fulfillment.updated', 'inventory.updated'];
-
-/** An in-memory WMS that records every ship request. */
-class TestWarehouse implements Warehouse {
-  shipCalls: ShipRequest[] = [];
-  movements: StockMovement[] = [];
-  async ship(request: ShipRequest): Promise<Tracking> {
-    this.shipCalls.push(request);
-    return {
-      tracking_number: `WH-${request.order_number}`,
-      tracking_url: `https://track.example.com/WH-${request.order_number}`,
-      carrier_name: 'Test Post',
-      service_level: 'ground',
-    };
-  }
-  async stockMovements(): Promise<StockMovement[]> {
-    return [...this.movements];
-  }
-}
 
 let server: LiveServer;
 let tap: WebhookTap | undefined;
