@@ -2,7 +2,9 @@
 // table. Safe reads and the Idempotency-Key writes are retried (network errors, 409
 // idempotency_in_progress, 429, 5xx) honouring Retry-After, with the same key on every attempt;
 // other writes are retried only on 429 and 503, which the API answers without applying anything.
-// An answer cut off mid-body, or a 2xx whose body is not JSON, is no answer: a network error.
+// An answer cut off mid-body, or a 2xx whose body is not JSON, is no answer: a network error; so is
+// an attempt that outlives `timeoutMs` (without it, a server that accepts and never answers would
+// hold every attempt for undici's own 300 s).
 import { ApiError, NetworkError } from './errors.js';
 import { OPERATIONS, type FeedItem, type OperationId } from './generated/operations.js';
 import type { HasRequired, Input, ListItem, ListOperationId, Response } from './types.js';
@@ -28,11 +30,16 @@ export interface ResponseInfo {
 }
 
 export interface ClientOptions {
-  /** The service's root URL, e.g. `https://api.example.com` (operation paths are appended). */
+  /** The service's root URL, e.g. `https://api.example.com` (operation paths are appended); anything but an absolute http(s) URL is a TypeError here. */
   baseUrl: string;
   apiKey: string;
   fetch?: typeof globalThis.fetch;
   retry?: RetryOptions;
+  /**
+   * Longest time an attempt (the request and its whole answer) may take, default 30 s; 0 or Infinity:
+   * none. A timed-out attempt counts as a network error: retried as one, then a NetworkError.
+   */
+  timeoutMs?: number;
   /** Waits between attempts and polls (tests inject a fake); a call's or feed's signal ends a wait at once. */
   sleep?: (ms: number) => Promise<void>;
   /** Milliseconds since the epoch, for Retry-After dates (tests inject a fake). */
@@ -64,7 +71,12 @@ type PageInput<K extends OperationId> = Omit<Input<K>, 'cursor'>;
 export type Operations = { [K in OperationId]: Method<K> };
 
 export interface Pagination {
-  /** Every item of a list operation, page after page, following `meta.next_cursor`. */
+  /**
+   * Every item of a list operation, page after page, following `meta.next_cursor`. Lists are in
+   * `updated_at` order: an item that changes during the walk moves to the end and comes again,
+   * changed (de-duplicate by `id`, keep the latest). A walk is a snapshot: to miss no change, follow
+   * the event feed from its end noted before the walk.
+   */
   paginate<K extends ListOperationId>(operationId: K, input?: PageInput<K>, options?: CallOptions): AsyncIterableIterator<ListItem<K>>;
   /** Every page (the whole envelope) of a list operation. */
   pages<K extends ListOperationId>(operationId: K, input?: PageInput<K>, options?: CallOptions): AsyncIterableIterator<Response<K>>;
@@ -105,7 +117,8 @@ export function createClient(options: ClientOptions): Client {
   const baseDelay = options.retry?.baseDelayMs ?? 500;
   const maxDelay = options.retry?.maxDelayMs ?? 30_000;
   const newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
-  const base = options.baseUrl.replace(/\/+$/, '');
+  const base = checkedBaseUrl(options.baseUrl);
+  const timeoutMs = checkedTimeout(options.timeoutMs);
 
   async function call(operationId: OperationId, input: Record<string, unknown> = {}, callOptions: CallOptions = {}): Promise<unknown> {
     const spec = OPERATIONS[operationId];
@@ -126,38 +139,55 @@ export function createClient(options: ClientOptions): Client {
       signal?.throwIfAborted();
     }
 
+    /**
+     * One request and its whole answer, within the attempt's time limit: the answer, or the
+     * NetworkError that stands for none. Aborted by the caller, it throws the signal's reason.
+     */
+    async function exchange(attempt: number): Promise<{ res: globalThis.Response; text: string } | NetworkError> {
+      const limit = attemptLimit(signal);
+      try {
+        let res: globalThis.Response;
+        try {
+          res = await fetchImpl(url, { method, headers, body, signal: limit.signal });
+        } catch (err) {
+          options.onResponse?.({ operationId, attempt, status: null, requestId: null, idempotencyKey, replayed: false });
+          signal?.throwIfAborted();
+          return limit.timedOut() ? new NetworkError(operationId, limit.timeout, attempt, { write }) : new NetworkError(operationId, err, attempt);
+        }
+        options.onResponse?.({
+          operationId,
+          attempt,
+          status: res.status,
+          requestId: res.headers.get('x-request-id'),
+          idempotencyKey,
+          replayed: res.headers.get('idempotent-replayed') === 'true',
+        });
+        // The body is part of the answer: one cut off (the server may have applied the write) is no answer.
+        try {
+          return { res, text: await res.text() };
+        } catch (err) {
+          signal?.throwIfAborted();
+          return new NetworkError(operationId, limit.timedOut() ? limit.timeout : err, attempt, { status: res.status, problem: 'cut_off', write });
+        }
+      } finally {
+        limit.end();
+      }
+    }
+
     for (let attempt = 1; ; attempt++) {
       // Aborted, a call rejects with the signal's reason, as fetch itself does.
       signal?.throwIfAborted();
-      let res: globalThis.Response;
-      try {
-        res = await fetchImpl(url, { method, headers, body, signal });
-      } catch (err) {
-        options.onResponse?.({ operationId, attempt, status: null, requestId: null, idempotencyKey, replayed: false });
-        await giveUpOrWait(new NetworkError(operationId, err, attempt), attempt);
+      const answer = await exchange(attempt);
+      if (answer instanceof NetworkError) {
+        await giveUpOrWait(answer, attempt);
         continue;
       }
+      const { res, text } = answer;
       const requestId = res.headers.get('x-request-id');
-      options.onResponse?.({
-        operationId,
-        attempt,
-        status: res.status,
-        requestId,
-        idempotencyKey,
-        replayed: res.headers.get('idempotent-replayed') === 'true',
-      });
-      // The body is part of the answer: one cut off (the server may have applied the write) is no answer.
-      let text: string;
-      try {
-        text = await res.text();
-      } catch (err) {
-        await giveUpOrWait(new NetworkError(operationId, err, attempt, { status: res.status, problem: 'cut_off', write }), attempt);
-        continue;
-      }
       if (res.ok) {
-        const answer = successBody(operationId, res.status, text);
-        if (!(answer instanceof Error)) return answer.value;
-        await giveUpOrWait(new NetworkError(operationId, answer, attempt, { status: res.status, problem: 'not_json', write }), attempt);
+        const success = successBody(operationId, res.status, text);
+        if (!(success instanceof Error)) return success.value;
+        await giveUpOrWait(new NetworkError(operationId, success, attempt, { status: res.status, problem: 'not_json', write }), attempt);
         continue;
       }
 
@@ -192,6 +222,29 @@ export function createClient(options: ClientOptions): Client {
     const idempotencyKey = spec.idempotent ? (callOptions.idempotencyKey ?? headerKey ?? newKey()) : null;
     if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
     return { headers, idempotencyKey };
+  }
+
+  /**
+   * An attempt's signal: aborted by the caller's (with its reason) or, after `timeoutMs`, with a
+   * TimeoutError of ours, which `timedOut()` tells apart. `end()` stops the timer.
+   */
+  function attemptLimit(signal: AbortSignal | undefined) {
+    const timeout = new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError');
+    if (timeoutMs === null) return { signal, timeout, timedOut: () => false, end: () => {} };
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(timeout), timeoutMs);
+    const forward = () => controller.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener('abort', forward, { once: true });
+    return {
+      signal: controller.signal,
+      timeout,
+      timedOut: () => controller.signal.reason === timeout,
+      end: () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', forward);
+      },
+    };
   }
 
   /** Waits `ms` (through the injected `sleep` when given), ending early when `signal` aborts. */
@@ -292,6 +345,31 @@ export function createClient(options: ClientOptions): Client {
   }
   // The table above is the runtime form of the `Client` type: both come from OPERATIONS.
   return client as unknown as Client;
+}
+
+/** The base URL without trailing slashes; anything but an absolute http(s) URL is a configuration error, refused at once. */
+function checkedBaseUrl(baseUrl: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    // Not a URL at all (no scheme: "127.0.0.1:4410"): refused below.
+  }
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
+    const hint = typeof baseUrl === 'string' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl) ? ` (did you mean "http://${baseUrl}"?)` : '';
+    throw new TypeError(
+      `baseUrl must be an absolute http(s) URL without query or fragment, such as "https://api.example.com"; got ${JSON.stringify(baseUrl)}${hint}`,
+    );
+  }
+  return baseUrl.replace(/\/+$/, '');
+}
+
+/** Milliseconds an attempt may take, null for no limit (0, Infinity, or beyond what setTimeout can wait). */
+function checkedTimeout(timeoutMs: number | undefined): number | null {
+  const ms = timeoutMs ?? 30_000;
+  if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0)
+    throw new TypeError(`timeoutMs must be a number of milliseconds ≥ 0 (0 or Infinity: none); got ${String(timeoutMs)}`);
+  return ms === 0 || ms > 2 ** 31 - 1 ? null : ms;
 }
 
 function isOperationId(name: string): name is OperationId {

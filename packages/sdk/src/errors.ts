@@ -59,18 +59,53 @@ export class NetworkError extends Error {
   readonly operationId: string;
   readonly attempts: number;
   /**
-   * `answer`: what the last attempt got when an answer began but could not be used; `write` when
-   * the operation is a write, which the server may then have applied.
+   * `answer`: what the last attempt got when an answer began but could not be used (`status`,
+   * `problem`); `write` when the operation is a write which the server may have applied (an answer
+   * began, or the attempt timed out after sending it).
    */
-  constructor(operationId: string, cause: unknown, attempts: number, answer?: { status: number; problem: 'cut_off' | 'not_json'; write: boolean }) {
+  constructor(operationId: string, cause: unknown, attempts: number, answer?: { status?: number; problem?: 'cut_off' | 'not_json'; write: boolean }) {
     const after = `after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    const what = answer === undefined ? 'no answer' : `the answer (${answer.status}) ${answer.problem === 'cut_off' ? 'was cut off' : 'was not JSON'}`;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    const underneath = networkDetail(cause);
+    // "fetch failed" alone does not say what to fix: the system's code and address do.
+    const reason = underneath && !message.includes(underneath) ? `${message} (${underneath})` : message;
+    const what = answer?.problem === undefined ? 'no answer' : `the answer (${answer.status}) ${answer.problem === 'cut_off' ? 'was cut off' : 'was not JSON'}`;
     const applied = answer?.write ? '; the write may have been applied' : '';
     super(`${operationId}: ${what} ${after}: ${reason}${applied}`, { cause });
     this.operationId = operationId;
     this.attempts = attempts;
   }
+}
+
+/**
+ * What lies under a fetch failure (`fetch failed` is undici's whole message; the rest is in its
+ * `cause`): the first system code in the cause chain with its address (`ECONNREFUSED
+ * 127.0.0.1:4999`, `ENOTFOUND api.example.invalid`) or message; else the innermost message.
+ */
+function networkDetail(err: unknown): string {
+  let innermost = '';
+  let c = err instanceof Error ? err.cause : undefined;
+  for (let depth = 0; c instanceof Error && depth < 8; depth++, c = c.cause) {
+    const code = 'code' in c && typeof c.code === 'string' ? c.code : null;
+    if (code !== null) {
+      // An AggregateError (one error per address tried) carries the addresses in its errors.
+      const where = (c instanceof AggregateError ? c.errors : [c]).map(address).filter((a) => a !== '');
+      if (where.length > 0) return `${code} ${where.join(', ')}`;
+      return c.message === '' ? code : c.message.includes(code) ? c.message : `${code}: ${c.message}`;
+    }
+    if (c.message !== '') innermost = c.message;
+  }
+  return innermost;
+}
+
+/** `host:port` of a connect error, or the host name a lookup failed for; '' when it names neither. */
+function address(e: unknown): string {
+  if (!isObject(e)) return '';
+  if (typeof e.address === 'string') {
+    const host = e.address.includes(':') ? `[${e.address}]` : e.address;
+    return typeof e.port === 'number' ? `${host}:${e.port}` : e.address;
+  }
+  return typeof e.hostname === 'string' ? e.hostname : '';
 }
 
 /** Narrows an unknown error to an ApiError, optionally with one of the given codes. */

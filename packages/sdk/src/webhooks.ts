@@ -43,7 +43,9 @@ type DocumentEvent = {
 export type WebhookEvent = string extends keyof webhooks ? ResourceEvent : DocumentEvent;
 export type WebhookEventType = WebhookEvent['type'];
 
-export type VerificationFailure = 'missing_header' | 'timestamp_outside_tolerance' | 'signature_mismatch' | 'malformed_body' | 'header_mismatch';
+/** Why a delivery was refused; `missing_secret`: no secret given, or an empty one (a configuration error, whatever the delivery). */
+export type VerificationFailure =
+  'missing_secret' | 'missing_header' | 'timestamp_outside_tolerance' | 'signature_mismatch' | 'malformed_body' | 'header_mismatch';
 
 export class WebhookVerificationError extends Error {
   readonly name = 'WebhookVerificationError';
@@ -60,7 +62,7 @@ export interface VerifyOptions {
   /** The request body exactly as received (bytes or the undecoded text). */
   rawBody: string | Uint8Array;
   headers: HeaderBag;
-  /** The endpoint's signing secret; during a rotation on your side, pass both. */
+  /** The endpoint's signing secret; during a rotation on your side, pass both. None or an empty one: `missing_secret`. */
   secret: string | readonly string[];
   /** Largest accepted distance between the timestamp and now (default 300 s). */
   toleranceSeconds?: number;
@@ -73,7 +75,8 @@ const encoder = new TextEncoder();
 function header(headers: HeaderBag, name: string): string | null {
   if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name);
   for (const [k, v] of Object.entries(headers)) {
-    if (k.toLowerCase() === name) return Array.isArray(v) ? (v[0] ?? null) : (v ?? null);
+    // Several lines of one header are one value joined by ", ", as Node and Headers join them.
+    if (k.toLowerCase() === name) return Array.isArray(v) ? (v.length > 0 ? v.join(', ') : null) : (v ?? null);
   }
   return null;
 }
@@ -94,6 +97,12 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
 
 /** Verifies a delivery and returns its event; throws WebhookVerificationError otherwise. */
 export async function verifyWebhook(options: VerifyOptions): Promise<WebhookEvent> {
+  // Web Crypto refuses an empty HMAC key (a DataError); an unset secret is a mistake to name, not to skip.
+  const given: readonly unknown[] = typeof options.secret === 'string' ? [options.secret] : Array.isArray(options.secret) ? options.secret : [];
+  const secrets = given.filter((s): s is string => typeof s === 'string' && s !== '');
+  if (secrets.length === 0 || secrets.length < given.length) {
+    throw new WebhookVerificationError('missing_secret', 'no signing secret to verify with: `secret` is empty or holds an empty one');
+  }
   const timestamp = header(options.headers, 'x-service-webhook-timestamp');
   const signature = header(options.headers, 'x-service-webhook-signature');
   if (timestamp === null || signature === null)
@@ -107,17 +116,17 @@ export async function verifyWebhook(options: VerifyOptions): Promise<WebhookEven
 
   const body = typeof options.rawBody === 'string' ? encoder.encode(options.rawBody) : options.rawBody;
   const signed = concat(encoder.encode(`${timestamp}.`), body);
-  const given = signature
-    .split(/\s+/)
+  const signatures = signature
+    // Signatures are separated by white space, or by commas where repeated header lines were joined.
+    .split(/[\s,]+/)
     .filter((part) => part.startsWith('v1='))
     .map((part) => hexBytes(part.slice(3)))
     .filter((b): b is Uint8Array<ArrayBuffer> => b !== null);
-  const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
   let valid = false;
   for (const secret of secrets) {
     const key = await globalThis.crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
     // subtle.verify compares in constant time.
-    for (const sig of given) if (await globalThis.crypto.subtle.verify('HMAC', key, sig, signed)) valid = true;
+    for (const sig of signatures) if (await globalThis.crypto.subtle.verify('HMAC', key, sig, signed)) valid = true;
   }
   if (!valid) throw new WebhookVerificationError('signature_mismatch', 'no v1 signature matches the signing secret');
 

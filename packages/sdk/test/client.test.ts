@@ -116,6 +116,22 @@ describe('methods and pagination', () => {
     ]);
   });
 
+  it('paginate: an order that changes during the walk comes again at the end, changed, and none is skipped', async () => {
+    const placed = [];
+    for (let i = 0; i < 5; i++) placed.push(await placeOrder(locations[0], 2));
+    const since = new Date(Date.parse(placed[0].created_at) - 1).toISOString();
+    const seen: [string, number][] = [];
+    for await (const o of sdk().paginate('listOrders', { created_after: since, limit: 2 })) {
+      seen.push([o.id, o.line_items[0].fulfillable_quantity]);
+      // Fulfilling the first order moves it to the end of the updated_at order, past the pages still to come.
+      if (seen.length === 1) {
+        await sdk().createFulfillment({ body: { merchant_order_id: o.id, items: [{ merchant_order_item_id: o.line_items[0].id, quantity: 1 }] } });
+      }
+    }
+    const ids = placed.map((o) => o.id);
+    expect(seen).toEqual([...ids.map((id): [string, number] => [id, 2]), [ids[0], 1]]);
+  });
+
   it('a parameter the operation does not take is refused before any request', async () => {
     const calls: Call[] = [];
     // @ts-expect-error: listOrders takes no `state`

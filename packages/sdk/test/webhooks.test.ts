@@ -129,6 +129,20 @@ describe('verifyWebhook', () => {
     ).toBe('header_mismatch');
   });
 
+  it('no secret, or an empty one among several, is refused as missing_secret whatever the delivery', async () => {
+    const order = await placeOrder(1);
+    const r = await delivered('order.created', order.id);
+    for (const secret of ['', [], [endpoint.signing_secret, ''], ['', endpoint.signing_secret]]) {
+      const err = await verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret }).catch((e: unknown) => e);
+      expect(err, JSON.stringify(secret)).toBeInstanceOf(WebhookVerificationError);
+      expect(err).toHaveProperty('reason', 'missing_secret');
+    }
+    // An unset environment variable given without a `!`, from JavaScript.
+    const unset: Record<string, string | undefined> = {};
+    const err = await verifyWebhook({ rawBody: r.raw, headers: headersOf(r), secret: unset.SIGNING_SECRET as string }).catch((e: unknown) => e);
+    expect(err).toHaveProperty('reason', 'missing_secret');
+  });
+
   it('during a secret rotation both signatures are sent and either secret verifies', async () => {
     const oldSecret = endpoint.signing_secret;
     const rotated = await server.operator<{ signing_secret: string }>(
@@ -146,6 +160,21 @@ describe('verifyWebhook', () => {
       expect(describeEvent(event)).toBe(`order #${order.order_number} open`);
     }
     endpoint = { ...endpoint, signing_secret: rotated.signing_secret };
+  });
+
+  it('the two signatures of a rotation verify when joined by a comma, as Node and proxies join repeated header lines', async () => {
+    const order = await placeOrder(1);
+    const r = await delivered('order.created', order.id);
+    const [first, second] = String(r.headers['x-service-webhook-signature']).split(' ');
+    // The secret in force matches one of the two, in whichever place it comes.
+    for (const signature of [`${first}, ${second}`, `${second}, ${first}`, `${first},${second}`, `${second},${first}`, [first, second], [second, first]]) {
+      const event = await verifyWebhook({
+        rawBody: r.raw,
+        headers: { ...headersOf(r), 'x-service-webhook-signature': signature },
+        secret: endpoint.signing_secret,
+      });
+      expect(event.id, JSON.stringify(signature)).toBe(r.headers['x-service-webhook-id']);
+    }
   });
 
   it('the test action delivers a ping event', async () => {
