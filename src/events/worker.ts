@@ -323,8 +323,11 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
          where d.id = o.id and d.locked_until = o.locked_until
         returning d.id
       ), attempts as (
+        -- A delivery deleted meanwhile (with its endpoint) takes its attempts with it: none is logged.
         insert into webhook_attempts (merchant_id, delivery_id, attempt, status_code, duration_ms, response_excerpt, error, request_headers, request_body)
-        select merchant_id, id, attempt, status_code, duration_ms, response_excerpt, error, request_headers, request_body from outcome
+        select o.merchant_id, o.id, o.attempt, o.status_code, o.duration_ms, o.response_excerpt, o.error, o.request_headers, o.request_body
+          from outcome o
+         where exists (select 1 from webhook_deliveries d where d.id = o.id)
       )
       update webhook_endpoints e
          set status = 'disabled', disabled_reason = 'gone', disabled_at = clock_timestamp(), updated_at = clock_timestamp()

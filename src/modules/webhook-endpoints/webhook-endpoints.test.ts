@@ -396,3 +396,26 @@ describe('actions (rotate-secret, test, resend) take {} or no body, like an orde
     expect((await state()).deliveries).toBe(before.deliveries + 2);
   });
 });
+
+// Last: the product it creates goes to every endpoint the tests before left (the overview's counts).
+describe('deleting an endpoint', () => {
+  it('while a post to it is in flight: the attempt goes with the delivery, nothing is logged as an error (it logged "could not be settled; retried")', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const captured = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const own = startWorker(t.database.db, t.config, captured, { autoStart: false });
+    try {
+      const ep = await endpoint(['product.created']);
+      receiver.script.push({ status: 500, delayMs: 400 });
+      json(await t.api(key, 'POST', '/products', { title: 'Deleted mid-post' }), 201, 'createProduct');
+      const ticked = own.tick();
+      await receiver.waitFor(1, 10_000);
+      portalJson(await call('DELETE', `/webhook-endpoints/${ep.id}`), 200, 'DELETE /portal/api/webhook-endpoints/:id');
+      await ticked;
+      expect(lines.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([]);
+      const left = await sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where endpoint_id = ${ep.id}`.execute(t.database.db);
+      expect(left.rows[0].n).toBe(0);
+    } finally {
+      await own.stop();
+    }
+  });
+});
