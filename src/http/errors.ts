@@ -80,7 +80,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   unsupported_media_type: 'Writes need `Content-Type: application/json`.',
   validation_failed: 'The body or query breaks a rule; `errors[]` lists each field with a JSON pointer.',
   insufficient_inventory: 'Order intake for a `deny`-policy variant with too little available stock.',
-  idempotency_key_reused: 'The Idempotency-Key was used before with a different payload.',
+  idempotency_key_reused: 'The Idempotency-Key was used before with a different payload (or by an API key restricted to other locations).',
   rate_limited: 'Too many requests for this key; wait `Retry-After` seconds.',
   request_timeout: 'The request (headers and body) did not arrive in time; the connection is closed.',
   headers_too_large: 'The request headers are larger than 16 KB; the connection is closed.',

@@ -148,7 +148,11 @@ async function idempotentWrite(
       .executeTakeFirst();
     if (previous) {
       if (previous.request_hash !== requestHash) {
-        throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different payload.');
+        // The hash covers the key's location restriction too (a stored answer may show another location's records).
+        throw new AppError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was used before with a different payload, or by an API key restricted to other locations (a stored answer is replayed only to a key with the same locations). Use a new Idempotency-Key for a different request.',
+        );
       }
       return { replay: true as const, status: previous.status_code, body: previous.body, location: previous.location };
     }

@@ -428,6 +428,8 @@ describe('Idempotency-Key', () => {
     const elsewhere = await m.key(WAREHOUSE, [m.locations[1]]);
     const res = await t.api(elsewhere, 'POST', '/fulfillments', body, { 'idempotency-key': 'ful-loc' });
     expect(json(res, 422, 'createFulfillment').code).toBe('idempotency_key_reused');
+    // The detail says why (it said "a different payload", and the payload was the same).
+    expect(json(res, 422, 'createFulfillment').detail).toContain('or by an API key restricted to other locations');
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     // A restricted key's own retry still replays, and the unrestricted key's too.
     const here = await m.key(WAREHOUSE, [m.locations[0]]);
