@@ -430,6 +430,21 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
       await proxy.close();
     }
   }, 120_000);
+
+  it('every database connection busy for longer than the pool waits: 503 saying so (it said the database was unreachable)', async () => {
+    // The test app's pool holds 20 connections (test/helpers.ts); a request waits 5 s for one.
+    const held = Array.from({ length: 20 }, () => sql`select pg_sleep(7)`.execute(t.database.db));
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const res = await t.api(key, 'GET', '/locations');
+      expect([res.statusCode, res.headers['retry-after']]).toEqual([503, '1']);
+      expect(JSON.parse(res.body).detail).toBe(
+        'No database connection came free within 5 s: every one is busy, or the database is slow to answer; nothing was applied. Retry after `Retry-After` seconds (writes with the same Idempotency-Key).',
+      );
+    } finally {
+      await Promise.allSettled(held);
+    }
+  }, 30_000);
 });
 
 /**

@@ -119,12 +119,22 @@ export const databaseFailure = (err?: unknown) =>
       )
     : new AppError(
         'service_unavailable',
-        'The database is unreachable or dropped the connection; nothing was applied. Retry (with the same Idempotency-Key for writes).',
+        poolWaitedOut(err)
+          ? 'No database connection came free within 5 s: every one is busy, or the database is slow to answer; nothing was applied. Retry after `Retry-After` seconds (writes with the same Idempotency-Key).'
+          : 'The database is unreachable or dropped the connection; nothing was applied. Retry (with the same Idempotency-Key for writes).',
         undefined,
         {
           'Retry-After': '1',
         },
       );
+
+/** pg's pool gave up waiting for a connection (connectionTimeoutMillis, src/db/database.ts): busy, not down. */
+function poolWaitedOut(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
+    if (e.message.startsWith('timeout exceeded when trying to connect')) return true;
+  }
+  return false;
+}
 
 export const notFound = (what = 'record') => new AppError('not_found', `No such ${what}.`);
 
