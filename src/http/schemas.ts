@@ -29,6 +29,10 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
  * answered "must match pattern …"). The validator reads `x-pattern-message` beside the pattern.
  */
 const explainedPattern = (pattern: string, message: string) => ({ pattern, 'x-pattern-message': message });
+/** A country as ISO 3166-1 alpha-2, in capitals ("DE"): what a carrier's label and a 3PL's address check take. */
+export const CountryCode = () => Type.String({ ...explainedPattern('^[A-Z]{2}$', 'must be an ISO 3166-1 alpha-2 country code in capitals, such as DE or US') });
+/** An email address (RFC 5321 length: at most 254 characters). */
+export const Email = () => Type.String({ format: 'email', maxLength: 254 });
 /** A URL of a page or file on the web: http or https, with a host (no javascript:, data: or ftp:). */
 export const WebUrl = (description?: string) =>
   Type.String({

@@ -388,6 +388,7 @@ function fieldError(e: ErrorObject): FieldError {
   if (e.keyword === 'format' && params.format === 'date-time')
     message = 'must be an RFC 3339 date-time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z';
   if (e.keyword === 'format' && params.format === 'uuid') message = 'must be a UUID (8-4-4-4-12 hexadecimal digits)';
+  if (e.keyword === 'format' && params.format === 'email') message = 'must be an email address';
   const patternMessage = (e.parentSchema as { 'x-pattern-message'?: unknown } | undefined)?.['x-pattern-message'];
   if (e.keyword === 'pattern' && typeof patternMessage === 'string') message = patternMessage;
   return { path: storablePointer(e.instancePath || ''), message, code: KEYWORD_CODES[e.keyword] ?? 'invalid' };

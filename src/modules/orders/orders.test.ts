@@ -147,6 +147,16 @@ describe('order intake (operator API)', () => {
     const schema = await refusedIntake(m.locations[0], [{ variant_id: tee.variants[1].id, quantity: 0 }], { colour: 1 });
     expect(schema.errors?.map((e: { path: string }) => e.path).sort()).toEqual(['/colour', '/line_items/0/quantity']);
     expect((await refusedIntake(m.locations[0], [])).errors?.[0].path).toBe('/line_items');
+    // The country as ISO 3166-1 alpha-2 and the email as an address: "Germany" reached the 3PL's labels.
+    for (const [address, customer] of [
+      [{ country_code: 'Germany' }, { email: 'not-an-email' }],
+      [{ country_code: 'de' }, { email: 'a@b@c' }],
+    ]) {
+      expect((await refusedIntake(m.locations[0], [{ variant_id: tee.variants[1].id, quantity: 1 }], { shipping_address: address, customer })).errors).toEqual([
+        { path: '/customer/email', message: 'must be an email address', code: 'invalid_format' },
+        { path: '/shipping_address/country_code', message: 'must be an ISO 3166-1 alpha-2 country code in capitals, such as DE or US', code: 'invalid_format' },
+      ]);
+    }
   });
 
   it("a line price sent has its variant's bound: the price a line takes by default (it was a hundred times lower)", async () => {

@@ -2,7 +2,7 @@
 // operator API registers intake; the service takes its Static<> type).
 import { Type, type Static } from 'typebox';
 import { PageQueryFields } from '../../http/paging.ts';
-import { Enum, Uuid } from '../../http/schemas.ts';
+import { CountryCode, Email, Enum, Nullable, Uuid } from '../../http/schemas.ts';
 import { ADDRESS_FIELDS, CUSTOMER_FIELDS, ORDER_STATUSES } from './records/schemas.ts';
 import { MAX_MONEY, Money } from '../../http/money.ts';
 
@@ -31,8 +31,10 @@ export const MAX_LINE_PRICE = MAX_MONEY;
 export const OrderIntakeBody = Type.Object(
   {
     fulfillment_location_id: Uuid(),
-    customer: Type.Optional(fields(CUSTOMER_FIELDS)),
-    shipping_address: Type.Optional(fields(ADDRESS_FIELDS)),
+    // The free-text fields as sent; the country and the email in the forms that orders are read in
+    // (a country_code of "Germany" reached the 3PL's labels).
+    customer: Type.Optional(Type.Object({ ...fields(CUSTOMER_FIELDS).properties, email: Type.Optional(Nullable(Email())) }, strict)),
+    shipping_address: Type.Optional(Type.Object({ ...fields(ADDRESS_FIELDS).properties, country_code: Type.Optional(Nullable(CountryCode())) }, strict)),
     line_items: Type.Array(
       Type.Object(
         {
