@@ -267,6 +267,37 @@ describe('values the service would change or could never use', () => {
     const body = await refused(() => t.api(key, 'POST', '/social-videos', { title: 'v', video_asset_id: image }), [['/video_asset_id', 'unknown_id']]);
     expect(body.errors[0].message).toBe('is not a video media asset of this merchant');
     json(await t.api(key, 'POST', '/social-videos', { title: 'v', video_asset_id: video, thumbnail_asset_id: image }), 201, 'createSocialVideo');
+    // And the other way: a primary image or a variant's image must be an image (a video was taken); a gallery may hold videos.
+    const IMAGE = 'is not an image media asset of this merchant';
+    const product = await refused(
+      () =>
+        t.api(key, 'POST', '/products', {
+          title: 'p',
+          primary_image_asset_id: video,
+          gallery_asset_ids: [video],
+          variants: [{ price: 1, media_asset_id: video }],
+        }),
+      [
+        ['/primary_image_asset_id', 'unknown_id'],
+        ['/variants/0/media_asset_id', 'unknown_id'],
+      ],
+    );
+    expect(product.errors.map((e: { message: string }) => e.message)).toEqual([IMAGE, IMAGE]);
+    const made = json(
+      await t.api(key, 'POST', '/products', { title: 'p', primary_image_asset_id: image, gallery_asset_ids: [video] }),
+      201,
+      'createProduct',
+    ).data;
+    const patched = await refused(
+      () => t.api(key, 'PATCH', `/products/${made.id}`, { variants: [{ price: 1, media_asset_id: video }] }),
+      [['/variants/0/media_asset_id', 'unknown_id']],
+    );
+    expect(patched.errors[0].message).toBe(IMAGE);
+    const collection = await refused(
+      () => t.api(key, 'POST', '/collections', { title: 'c', primary_image_asset_id: video }),
+      [['/primary_image_asset_id', 'unknown_id']],
+    );
+    expect(collection.errors[0].message).toBe(IMAGE);
   });
 });
 

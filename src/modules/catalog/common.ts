@@ -29,7 +29,8 @@ export async function refProblems(trx: Database, scope: Scope, checks: RefCheck[
   for (const c of checks) {
     if (c.refs.length === 0) continue;
     const found = await selectOwnIds(trx, scope, c.table, [...new Set(c.refs.map(([, id]) => id))], c.kind);
-    for (const [path, id] of c.refs) if (!found.has(id)) errors.push({ path, message: `is not a ${c.what} of this merchant`, code: 'unknown_id' });
+    const article = /^[aeiou]/.test(c.what) ? 'an' : 'a';
+    for (const [path, id] of c.refs) if (!found.has(id)) errors.push({ path, message: `is not ${article} ${c.what} of this merchant`, code: 'unknown_id' });
   }
   return errors;
 }

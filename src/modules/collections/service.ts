@@ -36,7 +36,8 @@ export async function replaceCollectionLinks(trx: Database, scope: Scope, id: st
 export async function createCollection(ctx: Ctx, input: CollectionCreate): Promise<Collection> {
   return writeCollection(ctx, 'collection.created', async (trx) => {
     await checkRefs(trx, ctx, [
-      { table: 'media_assets', refs: refOne('/primary_image_asset_id', input.primary_image_asset_id), what: 'media asset' },
+      // An image (a video asset was taken).
+      { table: 'media_assets', refs: refOne('/primary_image_asset_id', input.primary_image_asset_id), what: 'image media asset', kind: 'image' },
       { table: 'products', refs: refList('/product_ids', input.product_ids), what: 'product' },
       { table: 'tags', refs: refList('/tag_ids', input.tag_ids), what: 'tag' },
     ]);

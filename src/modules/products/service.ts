@@ -35,15 +35,18 @@ export async function createProduct(ctx: Ctx, input: ProductCreate): Promise<Pro
     errors.push(
       ...(await refProblems(trx, ctx, [
         { table: 'vendors', refs: refOne('/vendor_id', input.vendor_id), what: 'vendor' },
+        // The primary image and a variant's image must be images (a video asset was taken); the
+        // gallery may hold videos too.
         {
           table: 'media_assets',
           refs: [
             ...refOne('/primary_image_asset_id', input.primary_image_asset_id),
-            ...refList('/gallery_asset_ids', input.gallery_asset_ids),
             ...variants.flatMap((v, i) => refOne(`/variants/${i}/media_asset_id`, v.media_asset_id)),
           ],
-          what: 'media asset',
+          what: 'image media asset',
+          kind: 'image',
         },
+        { table: 'media_assets', refs: refList('/gallery_asset_ids', input.gallery_asset_ids), what: 'media asset' },
         { table: 'tags', refs: refList('/tag_ids', input.tag_ids), what: 'tag' },
       ])),
       ...(await takenSkuProblems(trx, ctx, variants, [])),
@@ -86,7 +89,8 @@ export async function updateProduct(ctx: Ctx, id: string, patch: ProductPatch): 
         {
           table: 'media_assets',
           refs: (patch.variants ?? []).flatMap((v, i) => refOne(`/variants/${i}/media_asset_id`, v.media_asset_id)),
-          what: 'media asset',
+          what: 'image media asset',
+          kind: 'image',
         },
       ])),
     );
