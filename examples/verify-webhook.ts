@@ -15,7 +15,7 @@ export function verifyWebhook(
   nowSeconds = Math.floor(Date.now() / 1000),
 ): boolean {
   // An HMAC with an empty key is valid: anyone could sign for a receiver started without its secret.
-  if (!secret) throw new Error('verifyWebhook: the signing secret is empty; set it to the endpoint\'s whsec_… secret');
+  if (!secret) throw new Error("verifyWebhook: the signing secret is empty; set it to the endpoint's whsec_… secret");
   const timestamp = Number(headers.timestamp);
   if (!Number.isInteger(timestamp) || Math.abs(nowSeconds - timestamp) > toleranceSeconds) return false;
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
@@ -30,7 +30,7 @@ export function verifyWebhook(
 if (import.meta.url === `file://${process.argv[1]}`) {
   const secret = process.env.SIGNING_SECRET ?? '';
   if (!secret) {
-    console.error('SIGNING_SECRET is not set: start with SIGNING_SECRET=whsec_… (the endpoint\'s signing secret).');
+    console.error("SIGNING_SECRET is not set: start with SIGNING_SECRET=whsec_… (the endpoint's signing secret).");
     process.exit(2);
   }
   const seen = new Set<string>(); // use a database table in production
