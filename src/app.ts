@@ -268,14 +268,26 @@ export async function buildApp(opts: AppOptions) {
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
-    try {
-      if (await isMigrated(app.db)) return { status: 'ready' };
-    } catch {}
+    // A database that holds the connection and answers nothing (a stall) is not ready either: the
+    // probe answers after READY_WITHIN_MS, not after the statement's own timeout (30 s by default,
+    // longer than a probe waits).
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      isMigrated(app.db).catch(() => false),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), READY_WITHIN_MS))),
+    ]);
+    clearTimeout(timer);
+    if (answered) return { status: 'ready' };
     return reply
       .code(503)
       .header('Retry-After', '1')
       .type('application/problem+json')
-      .send(problem(new AppError('service_unavailable', 'The database is not reachable or not migrated.'), _req.id));
+      .send(
+        problem(
+          new AppError('service_unavailable', `The database is not reachable, did not answer within ${READY_WITHIN_MS / 1000} s, or is not migrated.`),
+          _req.id,
+        ),
+      );
   });
   app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/portal'));
   app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
@@ -345,6 +357,8 @@ function trackKeyChanges(app: FastifyInstance, opts: AppOptions) {
 }
 
 /** Requests of one connection the app has taken and not yet answered (more than one when pipelined). */
+/** How long /readyz waits for the database's answer. */
+const READY_WITHIN_MS = 2_000;
 const IN_FLIGHT = Symbol('requests in flight on this connection');
 type Counted = Socket & { [IN_FLIGHT]?: number };
 

@@ -431,6 +431,32 @@ describe.runIf(onPostgres())('database faults with a real service process', () =
     }
   }, 120_000);
 
+  it('/readyz during a database stall (connections held, nothing answered) is 503 within ~2 s, not after the statement timeout (30 s)', async () => {
+    const proxy = await startProxy(5432);
+    const viaProxy = new URL(t.database.url!);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const svc = await startService(viaProxy.toString());
+    try {
+      expect((await fetch(`${svc.url}/readyz`)).status).toBe(200);
+      proxy.hang();
+      const started = Date.now();
+      const res = await fetch(`${svc.url}/readyz`, { signal: AbortSignal.timeout(15_000) });
+      const waitedMs = Date.now() - started;
+      expect([res.status, res.headers.get('retry-after'), (await res.json()).detail]).toEqual([
+        503,
+        '1',
+        'The database is not reachable, did not answer within 2 s, or is not migrated.',
+      ]);
+      expect(waitedMs).toBeGreaterThanOrEqual(1_900);
+      expect(waitedMs).toBeLessThan(5_000);
+      proxy.unhang();
+      await until('ready again', async () => (await fetch(`${svc.url}/readyz`)).status === 200, 40_000);
+    } finally {
+      await stopService(svc);
+      await proxy.close();
+    }
+  }, 90_000);
+
   it('every database connection busy for longer than the pool waits: 503 saying so (it said the database was unreachable)', async () => {
     // The test app's pool holds 20 connections (test/helpers.ts); a request waits 5 s for one.
     const held = Array.from({ length: 20 }, () => sql`select pg_sleep(7)`.execute(t.database.db));
