@@ -1,6 +1,5 @@
 // Builds the Fastify app: shared plugins first, then the integration API, the operator API and
 // the portal. Used by main.ts and by every test (through app.inject).
-import type { Socket } from 'node:net';
 import { randomUUIDv7 } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest, type FastifySchema } from 'fastify';
@@ -22,6 +21,7 @@ import { webhookBacklog } from './events/backlog.ts';
 import { renderMetrics } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
+import { answering, taken } from './http/connections.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { registerJsonBody, takesBody } from './http/json-body.ts';
 import { answerBeforeBody } from './http/idempotency.ts';
@@ -165,10 +165,11 @@ export async function buildApp(opts: AppOptions) {
   // the count here, as it is sent (an onResponse hook for it cost ~9k instructions a request).
   app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Request-Id', req.id).headers(headers);
-    const socket = req.raw.socket as Counted;
-    const left = (socket[IN_FLIGHT] ?? 1) - 1;
-    socket[IN_FLIGHT] = left;
+    const left = answering(req.raw, (then) => reply.raw.once('finish', then).once('close', then));
     if (draining && left <= 0) reply.header('Connection', 'close');
+    // Fastify closes the connection after a body it could not parse; requests Node had already
+    // taken after it (and the app applied) were then never answered.
+    else if (left > 0 && reply.getHeader('connection') === 'close') reply.removeHeader('connection');
     done(null, payload);
   });
   // A request that reaches the app after closing began (on a connection busy when it began) is
@@ -178,8 +179,7 @@ export async function buildApp(opts: AppOptions) {
   // 400), and an HTTP/1.1 request without Host (Node answered it with a bare 400: no problem body,
   // no X-Request-Id).
   app.addHook('onRequest', (req, _reply, done) => {
-    const socket = req.raw.socket as Counted;
-    socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 0) + 1;
+    taken(req.raw);
     if (draining) return done(shuttingDown());
     const q = req.url.indexOf('?');
     if (q !== -1 && req.url.includes('%', q)) {
@@ -359,8 +359,6 @@ function trackKeyChanges(app: FastifyInstance, opts: AppOptions) {
 /** Requests of one connection the app has taken and not yet answered (more than one when pipelined). */
 /** How long /readyz waits for the database's answer. */
 const READY_WITHIN_MS = 2_000;
-const IN_FLIGHT = Symbol('requests in flight on this connection');
-type Counted = Socket & { [IN_FLIGHT]?: number };
 
 const shuttingDown = () =>
   new AppError('service_unavailable', 'This instance is shutting down; nothing was applied. Retry (another instance answers).', undefined, {

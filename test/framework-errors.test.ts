@@ -4,7 +4,8 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responseViolations } from './contract.ts';
-import { OPERATOR_TOKEN, startTestApp, type ResponseBody, type TestApp } from './helpers.ts';
+import { json, OPERATOR_TOKEN, startTestApp, type ResponseBody, type TestApp } from './helpers.ts';
+import { makeProduct } from './fixtures.ts';
 
 let t: TestApp;
 let port: number;
@@ -219,5 +220,52 @@ describe('security headers', () => {
       );
       expect(Object.fromEntries(Object.keys(expected).map((h) => [h, res.headers[h]])), what).toEqual(expected);
     }
+  });
+});
+
+describe('pipelined requests: every request the app took is answered before the connection closes', () => {
+  let variantId: string;
+  let locationId: string;
+  let stockKey: string;
+  beforeAll(async () => {
+    const m = await t.merchant({ locations: 1 });
+    stockKey = await m.key(['inventory.adjust', 'inventory.read']);
+    variantId = (await makeProduct(t, m, 'Pipelined', [{ sku: 'PIPE-1', price: 1 }])).variants[0].id;
+    locationId = m.locations[0];
+  });
+
+  const adjustment = (body = JSON.stringify({ adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment: 1 }] })) =>
+    `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stockKey}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const onHand = async () =>
+    (json(await t.api(stockKey, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data as { on_hand: number }[])[0]?.on_hand ?? 0;
+
+  /** The status of every answer on one connection, in order, until the server closes it. */
+  function statuses(request: string): Promise<number[]> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+      let text = '';
+      const timer = setTimeout(() => (socket.destroy(), reject(new Error(`the connection stayed open: ${text}`))), 10_000);
+      socket.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve([...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1])));
+      });
+    });
+  }
+
+  it('a write followed by a request the parser refuses: the write is answered 200, then the 400 (the 200 was lost, and the write applied)', async () => {
+    const before = await onHand();
+    expect(await statuses(`${adjustment()}FOO\r\n\r\n`)).toEqual([200, 400]);
+    expect(await onHand()).toBe(before + 1);
+  });
+
+  it('a body that is not JSON between two writes: three answers (Fastify closed the connection after the 400, and the third write, applied, was never answered)', async () => {
+    const before = await onHand();
+    // The last request asks to close, so the server ends the connection after answering it.
+    const last = adjustment().replace('Host: x\r\n', 'Host: x\r\nConnection: close\r\n');
+    expect(await statuses(`${adjustment()}${adjustment('{{{')}${last}`)).toEqual([200, 400, 200]);
+    expect(await onHand()).toBe(before + 2);
   });
 });

@@ -204,10 +204,15 @@ describe.runIf(onPostgres())('shutdown with pipelined requests in flight', () =>
       await lock.query('select on_hand from inventory_levels where variant_id = $1 for update', [variant]);
       const piped = await connect(service.port);
       piped.send(adjustment(1) + adjustment(2));
+      let sessions: unknown[] = [];
       await waitFor(
-        async () =>
-          (await lock.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n === 2,
-        { deadlineMs: 10_000, what: 'both pipelined adjustments to wait on the lock' },
+        async () => {
+          sessions = (
+            await lock.query(`select state, wait_event_type, wait_event, left(query, 60) as q from pg_stat_activity where datname = current_database()`)
+          ).rows;
+          return sessions.filter((r) => (r as { wait_event_type: string }).wait_event_type === 'Lock').length === 2;
+        },
+        { deadlineMs: 10_000, what: 'both pipelined adjustments to wait on the lock', describe: () => `${piped.received()} ${JSON.stringify(sessions)}` },
       );
       service.child.kill('SIGTERM');
       // Closing has begun once the idle connection is closed by the server.

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { logUnrouted } from './access-log.ts';
+import { afterAnswers } from './connections.ts';
 import { AppError, problem } from './errors.ts';
 
 /** Fastify `frameworkErrors`: a request object exists (with its generated id), no route does. */
@@ -37,6 +38,13 @@ export function clientErrorHandler(
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new AppError('request_timeout', 'The request was not received in time.')
         : new AppError('malformed_request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`);
+  // Requests taken before this one on the connection (pipelined) are answered first: the app
+  // applied them, and their answers were lost when this one closed the connection at once.
+  afterAnswers(socket, () => refuse(headers, logger, err, socket, appError));
+}
+
+function refuse(headers: Readonly<Record<string, string>>, logger: { log?: FastifyBaseLogger }, err: Error, socket: Socket, appError: AppError) {
+  if (socket.destroyed) return;
   // A response already under way on this connection cannot be followed by another one.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {

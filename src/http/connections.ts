@@ -1,0 +1,49 @@
+// What each connection has taken and not yet answered: Node parses pipelined requests ahead and
+// the app applies them, so whatever closes a connection (shutdown, a body Fastify could not parse,
+// a request Node's parser refused) waits for their answers first. Kept by the app's onRequest and
+// onSend hooks (src/app.ts).
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+
+const TAKEN = Symbol('requests taken on this connection and not yet answered');
+const AFTER_ANSWERS = Symbol('what to do once the complete ones are answered');
+type Tracked = Socket & { [TAKEN]?: Set<IncomingMessage>; [AFTER_ANSWERS]?: () => void };
+
+/** The app took `req` (its headers are in; its body may still be arriving). */
+export function taken(req: IncomingMessage): void {
+  const s = req.socket as Tracked;
+  (s[TAKEN] ??= new Set()).add(req);
+}
+
+/** Requests taken whose bodies have arrived: the app acts on them, so each is owed its answer. */
+const owesAnswers = (s: Tracked) => [...(s[TAKEN] ?? [])].some((r) => r.complete);
+
+/**
+ * `req`'s answer is being sent: how many requests its connection still owes an answer after it.
+ * `whenSent` is given what afterAnswers left waiting, when this was the last answer it waited for,
+ * to run once this answer has gone out.
+ */
+export function answering(req: IncomingMessage, whenSent: (then: () => void) => void): number {
+  const s = req.socket as Tracked;
+  const taken = s[TAKEN];
+  taken?.delete(req);
+  const then = s[AFTER_ANSWERS];
+  if (then && !owesAnswers(s)) {
+    s[AFTER_ANSWERS] = undefined;
+    let ran = false;
+    whenSent(() => {
+      if (!ran) (ran = true), then();
+    });
+  }
+  return taken?.size ?? 0;
+}
+
+/**
+ * Runs `then` at once when the connection owes no answer, else once its last one has gone out. A
+ * request whose body has not arrived (the one a request timeout or a bad chunk ends) is owed none.
+ */
+export function afterAnswers(socket: Socket, then: () => void): void {
+  const s = socket as Tracked;
+  if (owesAnswers(s)) s[AFTER_ANSWERS] = then;
+  else then();
+}
