@@ -23,7 +23,7 @@ import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { answering, taken } from './http/connections.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import { registerJsonBody, takesBody } from './http/json-body.ts';
+import { countHeader, registerJsonBody, takesBody } from './http/json-body.ts';
 import { answerBeforeBody } from './http/idempotency.ts';
 import { problems } from './http/schemas.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
@@ -178,6 +178,9 @@ export async function buildApp(opts: AppOptions) {
   // percent-encoded UTF-8 (it was searched for as literal text, while the same bytes in a path are
   // 400), and an HTTP/1.1 request without Host (Node answered it with a bare 400: no problem body,
   // no X-Request-Id).
+  // An Expect other than 100-continue is served like any request (RFC 9110 §10.1.1 lets a server
+  // ignore it): Node answered a bare 417, without a problem body or X-Request-Id.
+  app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
   app.addHook('onRequest', (req, _reply, done) => {
     taken(req.raw);
     if (draining) return done(shuttingDown());
@@ -191,6 +194,10 @@ export async function buildApp(opts: AppOptions) {
     }
     if (req.headers.host === undefined && req.raw.httpVersion === '1.1') {
       return done(new AppError('malformed_request', 'An HTTP/1.1 request needs a Host header.'));
+    }
+    // RFC 9112 §3.2: two Host headers, or one that is no host[:port], are 400 (Node served them).
+    if (req.headers.host !== undefined && (/[\s/?#@\\]/.test(req.headers.host) || countHeader(req.raw.rawHeaders, 'host') > 1)) {
+      return done(new AppError('malformed_request', 'Send one Host header naming the host (and port).'));
     }
     done();
   });

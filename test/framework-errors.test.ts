@@ -269,3 +269,68 @@ describe('pipelined requests: every request the app took is answered before the 
     expect(await onHand()).toBe(before + 2);
   });
 });
+
+describe('HTTP framing and headers that were taken as something else', () => {
+  let variantId: string;
+  let locationId: string;
+  let stockKey: string;
+  beforeAll(async () => {
+    const m = await t.merchant({ locations: 1 });
+    stockKey = await m.key(['inventory.adjust', 'inventory.read']);
+    variantId = (await makeProduct(t, m, 'Framed', [{ sku: 'FRAME-1', price: 1 }])).variants[0].id;
+    locationId = m.locations[0];
+  });
+  const onHand = async () =>
+    (json(await t.api(stockKey, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data as { on_hand: number }[])[0]?.on_hand ?? 0;
+  const body = () => JSON.stringify({ adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment: 1 }] });
+  const post = (headers: string, payload: string) =>
+    `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stockKey}\r\nConnection: close\r\n${headers}\r\n${payload}`;
+  const chunked = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n0\r\n\r\n`;
+
+  it('a transfer coding other than chunked is 415 and applies nothing (gzip in "gzip, chunked" was ignored, a plain body applied)', async () => {
+    const before = await onHand();
+    const res = await exchange(post('Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n', chunked(body())));
+    expect(expectProblem(res, 415, 'unsupported_media_type').detail).toBe(
+      'Transfer-Encoding "gzip, chunked" is not supported: send the body uncompressed, chunked or with Content-Length.',
+    );
+    expect(await onHand()).toBe(before);
+    expect((await exchange(post('Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n', chunked(body())))).status).toBe(200);
+    expect(await onHand()).toBe(before + 1);
+  });
+
+  it('two Content-Type headers are 400, whichever comes first (the first one acted)', async () => {
+    const before = await onHand();
+    for (const [first, second] of [
+      ['application/json', 'text/plain'],
+      ['text/plain', 'application/json'],
+    ]) {
+      const res = await exchange(post(`Content-Type: ${first}\r\nContent-Type: ${second}\r\nContent-Length: ${Buffer.byteLength(body())}\r\n`, body()));
+      expect(expectProblem(res, 400, 'malformed_request').detail).toBe('Send one Content-Type header.');
+    }
+    expect(await onHand()).toBe(before);
+  });
+
+  it('two Host headers, or a Host that names no host, are 400 (RFC 9112 §3.2; they were served)', async () => {
+    for (const hosts of ['Host: a\r\nHost: b\r\n', 'Host: a b/c\r\n']) {
+      const res = await exchange(`GET /api/integrations/v1/orders HTTP/1.1\r\n${hosts}Authorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+      expect([hosts, expectProblem(res, 400, 'malformed_request').detail]).toEqual([hosts, 'Send one Host header naming the host (and port).']);
+    }
+  });
+
+  it('an Expect other than 100-continue is served like any request (Node answered a bare 417, outside the document)', async () => {
+    const res = await exchange(get('/api/integrations/v1/orders', 'Expect: foo\r\n'));
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("the parser's own refusals carry a Date header (RFC 9110 §6.6.1)", async () => {
+    const res = await exchange('FOO / HTTP/1.1\r\nHost: x\r\n\r\n');
+    expectProblem(res, 400, 'malformed_request');
+    expect(Number.isNaN(Date.parse(res.headers['date']))).toBe(false);
+  });
+
+  it('a body that is not an object names the body, without an empty pointer (": body must be object")', async () => {
+    const res = await exchange(post(`Content-Type: application/json\r\nContent-Length: 2\r\n`, '[]'));
+    expect(expectProblem(res, 422, 'validation_failed').detail).toBe('body must be object');
+  });
+});

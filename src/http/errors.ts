@@ -161,7 +161,8 @@ export function invalidFields(errors: FieldError[]): AppError {
  */
 export function fieldsProblem(code: 'validation_failed' | 'insufficient_inventory', errors: FieldError[]): AppError {
   const listed = errors.slice(0, MAX_FIELD_ERRORS);
-  const detail = listed.map((e) => `${e.path}: ${e.message}`).join('; ');
+  // The body itself (pointer "") is named by its message ("body must be object"), not ": body …".
+  const detail = listed.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
   if (errors.length === listed.length) return new AppError(code, detail, errors);
   return new AppError(code, `More than ${MAX_FIELD_ERRORS} fields are invalid; the first ${MAX_FIELD_ERRORS} are listed. ${detail}`, listed);
 }

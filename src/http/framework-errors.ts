@@ -52,6 +52,7 @@ function refuse(headers: Readonly<Record<string, string>>, logger: { log?: Fasti
     const body = JSON.stringify(problem(appError, id));
     socket.write(
       `HTTP/1.1 ${appError.status} ${http.STATUS_CODES[appError.status]}\r\n` +
+        `Date: ${new Date().toUTCString()}\r\n` +
         'Content-Type: application/problem+json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${id}\r\n` +

@@ -18,12 +18,28 @@ export const unreadBodyDigest = new WeakMap<FastifyRequest, string>();
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
+/** How many times a header was sent (Node merges or drops the repeats of most headers). */
+export function countHeader(rawHeaders: string[], name: string): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].length === name.length && rawHeaders[i].toLowerCase() === name) n++;
+  return n;
+}
+
 /** The request's route takes a body (a write with a body schema). */
 export const takesBody = (req: FastifyRequest) => Boolean(req.routeOptions.schema?.body) && req.method !== 'GET' && req.method !== 'DELETE';
 
 export function registerJsonBody(app: FastifyInstance) {
   app.addHook('preParsing', (req, _reply, payload, done) => {
     if (!takesBody(req)) return done(null, payload);
+    // Node keeps the first of two Content-Type headers, so the second was never looked at.
+    if (countHeader(req.raw.rawHeaders, 'content-type') > 1) return done(new AppError('malformed_request', 'Send one Content-Type header.'));
+    // Node decodes chunked framing only: another transfer coding's bytes were taken as the body.
+    const transfer = req.headers['transfer-encoding'];
+    if (transfer !== undefined && transfer.trim().toLowerCase() !== 'chunked') {
+      return done(
+        new AppError('unsupported_media_type', `Transfer-Encoding "${transfer}" is not supported: send the body uncompressed, chunked or with Content-Length.`),
+      );
+    }
     const encoding = req.headers['content-encoding']?.trim().toLowerCase();
     if (encoding && encoding !== 'identity') {
       return done(new AppError('unsupported_media_type', `Content-Encoding "${encoding}" is not supported: send the body uncompressed.`));
