@@ -223,22 +223,32 @@ describe('security headers', () => {
   });
 });
 
-describe('pipelined requests: every request the app took is answered before the connection closes', () => {
-  let variantId: string;
-  let locationId: string;
-  let stockKey: string;
+/**
+ * A merchant with one variant at one location, for raw requests that adjust its stock: the key,
+ * the body of a +1 adjustment, and its on_hand read back.
+ */
+function stockFixture(sku: string) {
+  const s = { variantId: '', locationId: '', stockKey: '' };
   beforeAll(async () => {
     const m = await t.merchant({ locations: 1 });
-    stockKey = await m.key(['inventory.adjust', 'inventory.read']);
-    variantId = (await makeProduct(t, m, 'Pipelined', [{ sku: 'PIPE-1', price: 1 }])).variants[0].id;
-    locationId = m.locations[0];
+    s.stockKey = await m.key(['inventory.adjust', 'inventory.read']);
+    s.variantId = (await makeProduct(t, m, sku, [{ sku, price: 1 }])).variants[0].id;
+    s.locationId = m.locations[0];
   });
+  return {
+    key: () => s.stockKey,
+    body: () => JSON.stringify({ adjustments: [{ variant_id: s.variantId, fulfillment_location_id: s.locationId, adjustment: 1 }] }),
+    onHand: async () =>
+      (json(await t.api(s.stockKey, 'GET', `/inventory?variant_id=${s.variantId}`), 200, 'listInventory').data as { on_hand: number }[])[0]?.on_hand ?? 0,
+  };
+}
 
-  const adjustment = (body = JSON.stringify({ adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment: 1 }] })) =>
-    `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stockKey}\r\n` +
+describe('pipelined requests: every request the app took is answered before the connection closes', () => {
+  const stock = stockFixture('PIPE-1');
+  const onHand = stock.onHand;
+  const adjustment = (body = stock.body()) =>
+    `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stock.key()}\r\n` +
     `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-  const onHand = async () =>
-    (json(await t.api(stockKey, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data as { on_hand: number }[])[0]?.on_hand ?? 0;
 
   /** The status of every answer on one connection, in order, until the server closes it. */
   function statuses(request: string): Promise<number[]> {
@@ -271,20 +281,10 @@ describe('pipelined requests: every request the app took is answered before the 
 });
 
 describe('HTTP framing and headers that were taken as something else', () => {
-  let variantId: string;
-  let locationId: string;
-  let stockKey: string;
-  beforeAll(async () => {
-    const m = await t.merchant({ locations: 1 });
-    stockKey = await m.key(['inventory.adjust', 'inventory.read']);
-    variantId = (await makeProduct(t, m, 'Framed', [{ sku: 'FRAME-1', price: 1 }])).variants[0].id;
-    locationId = m.locations[0];
-  });
-  const onHand = async () =>
-    (json(await t.api(stockKey, 'GET', `/inventory?variant_id=${variantId}`), 200, 'listInventory').data as { on_hand: number }[])[0]?.on_hand ?? 0;
-  const body = () => JSON.stringify({ adjustments: [{ variant_id: variantId, fulfillment_location_id: locationId, adjustment: 1 }] });
+  const stock = stockFixture('FRAME-1');
+  const { onHand, body } = stock;
   const post = (headers: string, payload: string) =>
-    `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stockKey}\r\nConnection: close\r\n${headers}\r\n${payload}`;
+    `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stock.key()}\r\nConnection: close\r\n${headers}\r\n${payload}`;
   const chunked = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n0\r\n\r\n`;
 
   it('a transfer coding other than chunked is 415 and applies nothing (gzip in "gzip, chunked" was ignored, a plain body applied)', async () => {
