@@ -32,7 +32,7 @@ export function answering(req: IncomingMessage, whenSent: (then: () => void) => 
     s[AFTER_ANSWERS] = undefined;
     let ran = false;
     whenSent(() => {
-      if (!ran) (ran = true), then();
+      if (!ran) ((ran = true), then());
     });
   }
   return taken?.size ?? 0;
