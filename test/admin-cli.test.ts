@@ -110,7 +110,7 @@ describe('operator CLI', () => {
     expect(await admin('create-user', '--merchant', merchant.id, '--email', 'not-an-email', '--password', 'short')).toEqual({
       code: 1,
       stdout: '',
-      stderr: '--email: must match format "email"\n--password: must NOT have fewer than 8 characters\n',
+      stderr: '--email: must be an email address\n--password: must NOT have fewer than 8 characters\n',
     });
     expect(await admin('reset-password', '--email', 'nobody@cli.test')).toEqual({ code: 1, stdout: '', stderr: '--email: is not a portal user\n' });
     expect(await admin('create-location', '--merchant', '00000000-0000-4000-8000-000000000000', '--name', 'X')).toEqual({

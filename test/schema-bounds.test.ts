@@ -1,5 +1,6 @@
 // Every request schema of every route bounds its work: each array has maxItems and each string
-// maxLength (or is a const/enum, or a uuid/date-time, whose formats fix the length), so one request
+// maxLength (or is a const/enum, a uuid/date-time, whose formats fix the length, or a pattern anchored
+// at both ends with no unbounded repeat, such as a country code's ^[A-Z]{2}$), so one request
 // cannot make validation or storage unbounded.
 // Walks the router, so routes added later are held to the same rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,8 @@ afterAll(() => t?.close());
 
 type Schema = Record<string, unknown>;
 const BOUNDED_FORMATS = ['uuid', 'date-time'];
+/** ^…$ with no *, + or {n,}: every match has a bounded length. */
+const BOUNDED_PATTERN = /^\^(?:[^*+{\\]|\\.|\{\d+(?:,\d+)?\})*\$$/;
 
 /** JSON pointers (into the schema) of arrays without maxItems and strings without maxLength. */
 function unbounded(schema: unknown, at: string, out: string[]) {
@@ -25,7 +28,8 @@ function unbounded(schema: unknown, at: string, out: string[]) {
     typeof s.maxLength !== 'number' &&
     s.const === undefined &&
     s.enum === undefined &&
-    !BOUNDED_FORMATS.includes(s.format as string)
+    !BOUNDED_FORMATS.includes(s.format as string) &&
+    !(typeof s.pattern === 'string' && BOUNDED_PATTERN.test(s.pattern))
   )
     out.push(`${at} (string without maxLength)`);
   for (const [k, v] of Object.entries(s)) {
