@@ -23,7 +23,8 @@ import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { answering, taken } from './http/connections.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import { countHeader, registerJsonBody, takesBody } from './http/json-body.ts';
+import { hostIsValid } from './http/headers.ts';
+import { registerJsonBody, takesBody } from './http/json-body.ts';
 import { answerBeforeBody } from './http/idempotency.ts';
 import { problems } from './http/schemas.ts';
 import { validationProblem, validatorCompiler } from './http/validation.ts';
@@ -195,8 +196,8 @@ export async function buildApp(opts: AppOptions) {
     if (req.headers.host === undefined && req.raw.httpVersion === '1.1') {
       return done(new AppError('malformed_request', 'An HTTP/1.1 request needs a Host header.'));
     }
-    // RFC 9112 §3.2: two Host headers, or one that is no host[:port], are 400 (Node served them).
-    if (req.headers.host !== undefined && (/[\s/?#@\\]/.test(req.headers.host) || countHeader(req.raw.rawHeaders, 'host') > 1)) {
+    // Two Host headers, or one that is no host[:port], are 400 (Node served them).
+    if (!hostIsValid(req.raw)) {
       return done(new AppError('malformed_request', 'Send one Host header naming the host (and port).'));
     }
     done();

@@ -16,7 +16,10 @@ export function taken(req: IncomingMessage): void {
 }
 
 /** Requests taken whose bodies have arrived: the app acts on them, so each is owed its answer. */
-const owesAnswers = (s: Tracked) => [...(s[TAKEN] ?? [])].some((r) => r.complete);
+function owesAnswers(s: Tracked): boolean {
+  for (const r of s[TAKEN] ?? []) if (r.complete) return true;
+  return false;
+}
 
 /**
  * `req`'s answer is being sent: how many requests its connection still owes an answer after it.

@@ -11,19 +11,13 @@ import { isUtf8 } from 'node:buffer';
 import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, invalidFields } from './errors.ts';
+import { countHeader } from './headers.ts';
 import { escapePointer } from './validation.ts';
 
 /** The SHA-256 of a JSON body the parser refused (not UTF-8, not JSON, a refused key), by request. */
 export const unreadBodyDigest = new WeakMap<FastifyRequest, string>();
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
-
-/** How many times a header was sent (Node merges or drops the repeats of most headers). */
-export function countHeader(rawHeaders: string[], name: string): number {
-  let n = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].length === name.length && rawHeaders[i].toLowerCase() === name) n++;
-  return n;
-}
 
 /** The request's route takes a body (a write with a body schema). */
 export const takesBody = (req: FastifyRequest) => Boolean(req.routeOptions.schema?.body) && req.method !== 'GET' && req.method !== 'DELETE';

@@ -3,7 +3,7 @@
 import type { Database } from '../../db/database.ts';
 import type { Scope } from '../../db/scope.ts';
 import { invalidFields, type FieldError } from '../../http/errors.ts';
-import { selectOwnIds, type OwnedTable } from './queries.ts';
+import { selectOwnIds, type OwnedTable, type OwnKind } from './queries.ts';
 
 export interface RefCheck {
   table: OwnedTable;
@@ -23,14 +23,24 @@ export async function checkRefs(trx: Database, scope: Scope, checks: RefCheck[],
   if (errors.length) throw invalidFields(errors);
 }
 
-/** Every id of the checks that is not the merchant's, as field errors (one query per table). */
+/**
+ * Every id of the checks that is not the merchant's (or not of the check's kind), as field errors:
+ * one query per table, however many checks name it.
+ */
 export async function refProblems(trx: Database, scope: Scope, checks: RefCheck[]): Promise<FieldError[]> {
+  const ids = new Map<OwnedTable, Set<string>>();
+  for (const c of checks) for (const [, id] of c.refs) (ids.get(c.table) ?? ids.set(c.table, new Set()).get(c.table)!).add(id);
+  const found = new Map<OwnedTable, Map<string, OwnKind>>();
+  for (const [table, own] of ids) found.set(table, await selectOwnIds(trx, scope, table, [...own]));
   const errors: FieldError[] = [];
   for (const c of checks) {
-    if (c.refs.length === 0) continue;
-    const found = await selectOwnIds(trx, scope, c.table, [...new Set(c.refs.map(([, id]) => id))], c.kind);
     const article = /^[aeiou]/.test(c.what) ? 'an' : 'a';
-    for (const [path, id] of c.refs) if (!found.has(id)) errors.push({ path, message: `is not ${article} ${c.what} of this merchant`, code: 'unknown_id' });
+    const own = found.get(c.table);
+    for (const [path, id] of c.refs) {
+      const kind = own?.get(id);
+      if (kind === undefined || (c.kind !== undefined && kind !== c.kind))
+        errors.push({ path, message: `is not ${article} ${c.what} of this merchant`, code: 'unknown_id' });
+    }
   }
   return errors;
 }

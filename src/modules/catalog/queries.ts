@@ -48,17 +48,18 @@ export function kindQueries<T extends KindTable, Row extends { id: string; updat
   };
 }
 
-/** Which of `ids` name rows of the scope's merchant in `table`. */
-/** The merchant's ids among `ids` in `table` (for media assets, only those of `kind` when given). */
-export async function selectOwnIds(db: Database, scope: Scope, table: OwnedTable, ids: string[], kind?: 'image' | 'video'): Promise<Set<string>> {
+/** An id's media kind (`image`, `video`); null for rows of a table without kinds. */
+export type OwnKind = 'image' | 'video' | null;
+
+/** The merchant's ids among `ids` in `table`, each with its kind (media assets; null elsewhere). */
+export async function selectOwnIds(db: Database, scope: Scope, table: OwnedTable, ids: string[]): Promise<Map<string, OwnKind>> {
   const rows = await db
     .selectFrom(table)
-    .select('id')
+    .select(['id', (table === 'media_assets' ? sql<OwnKind>`kind` : sql<OwnKind>`null`).as('kind')])
     .where(ofMerchant(table, scope))
     .where('id', 'in', ids)
-    .$if(kind !== undefined, (q) => q.where(sql<boolean>`kind = ${kind}`))
     .execute();
-  return new Set(rows.map((r) => r.id));
+  return new Map(rows.map((r) => [r.id, r.kind]));
 }
 
 /** Handles of the merchant's products or collections that are `base` or start with `base-`. */

@@ -10,7 +10,7 @@ import { checkRefs, refList, refOne } from '../catalog/common.ts';
 import { updateRow } from '../../db/rows.ts';
 import { insertWithHandle } from '../catalog/handles.ts';
 import { replaceLinks } from '../catalog/links.ts';
-import { lockName, selectConnectedIds, selectOwnIds, type ConnectedTable } from '../catalog/queries.ts';
+import { lockName, selectConnectedIds, selectOwnIds, type ConnectedTable, type OwnKind } from '../catalog/queries.ts';
 import { emitCollection, replaceCollectionLinks } from '../collections/service.ts';
 import { insertCollection, updateCollectionRow } from '../collections/queries.ts';
 import { emitProduct } from '../products/service.ts';
@@ -191,8 +191,8 @@ function syncCollections(refs: ExternalRefs, collections: Sync<'collections'>, o
   });
 }
 
-/** `videoAssets`: the referenced assets that are videos (the video itself must be one, as natively). */
-function syncVideos(refs: ExternalRefs, videos: Sync<'social_videos'>, out: Outcome, videoAssets: Set<string>) {
+/** `videoAssets`: the referenced assets with their kinds (the video itself must be a video, as natively). */
+function syncVideos(refs: ExternalRefs, videos: Sync<'social_videos'>, out: Outcome, videoAssets: Map<string, OwnKind>) {
   const { trx, scope } = refs;
   return syncTable(refs, 'social_videos', videos, out, (v, i) => {
     const productIds = (v.product_external_ids ?? []).map((e, j) => refs.resolve('products', 'product', e, `/social_videos/${i}/product_external_ids/${j}`));
@@ -200,7 +200,7 @@ function syncVideos(refs: ExternalRefs, videos: Sync<'social_videos'>, out: Outc
       refs.resolve('collections', 'collection', e, `/social_videos/${i}/collection_external_ids/${j}`),
     );
     const video = refs.resolve('media_assets', 'media asset', v.video_external_id, `/social_videos/${i}/video_external_id`);
-    if (video && !videoAssets.has(video)) {
+    if (video && videoAssets.get(video) !== 'video') {
       refs.errors.push({ path: `/social_videos/${i}/video_external_id`, message: `media asset "${v.video_external_id}" is not a video`, code: 'unknown_id' });
     }
     const thumb = refs.resolve('media_assets', 'media asset', v.thumbnail_external_id, `/social_videos/${i}/thumbnail_external_id`);
@@ -276,7 +276,7 @@ export async function connectedSync(ctx: Ctx, input: SyncInput) {
       videos.flatMap((v) => v.collection_external_ids ?? []),
     );
     const videoIds = present(videos.map((v) => refs.peek('media_assets', v.video_external_id) ?? null));
-    const videoAssets = videoIds.length ? await selectOwnIds(trx, ctx, 'media_assets', videoIds, 'video') : new Set<string>();
+    const videoAssets = videoIds.length ? await selectOwnIds(trx, ctx, 'media_assets', videoIds) : new Map<string, OwnKind>();
     await syncVideos(refs, videos, result.social_videos, videoAssets);
     if (refs.errors.length) throw invalidFields(refs.errors);
     await showChangedAssets(trx, ctx, changedAssets, result);
