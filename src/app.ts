@@ -2,6 +2,7 @@
 // the portal. Used by main.ts and by every test (through app.inject).
 import { randomUUIDv7 } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest, type FastifySchema } from 'fastify';
 import type { Logger } from 'pino';
 import type pg from 'pg';
@@ -20,7 +21,7 @@ import { listen } from './db/listen.ts';
 import { webhookBacklog } from './events/backlog.ts';
 import { renderMetrics } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
-import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
+import { clientErrorHandler, frameworkErrors, refuseConnect } from './http/framework-errors.ts';
 import { answering, taken } from './http/connections.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { hostIsValid } from './http/headers.ts';
@@ -182,6 +183,8 @@ export async function buildApp(opts: AppOptions) {
   // An Expect other than 100-continue is served like any request (RFC 9110 §10.1.1 lets a server
   // ignore it): Node answered a bare 417, without a problem body or X-Request-Id.
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
+  // A CONNECT request got no answer at all: Node drops its connection when nobody listens.
+  app.server.on('connect', (_req, socket: Socket) => refuseConnect(headers, early, socket));
   app.addHook('onRequest', (req, _reply, done) => {
     taken(req.raw);
     if (draining) return done(shuttingDown());
@@ -192,6 +195,10 @@ export async function buildApp(opts: AppOptions) {
       } catch {
         return done(new AppError('malformed_request', 'The query string is not valid percent-encoded UTF-8.'));
       }
+    }
+    // Node's parser takes HTTP/2.0 (and other majors) in a request line and answered as if 1.x.
+    if (req.raw.httpVersionMajor !== 1) {
+      return done(new AppError('malformed_request', `The request is not valid HTTP/1.1 (HTTP/${req.raw.httpVersion} in the request line).`));
     }
     if (req.headers.host === undefined && req.raw.httpVersion === '1.1') {
       return done(new AppError('malformed_request', 'An HTTP/1.1 request needs a Host header.'));

@@ -166,6 +166,28 @@ describe('HTTP parser errors', () => {
     expect(await responseViolations({ method: 'GET', route: '/api/integrations/v1/orders', ...res })).toEqual([]);
   });
 
+  it('a URL over 16 KB is 414 uri_too_long, not 431 (the headers were blamed)', async () => {
+    const res = await exchange(get(`/api/integrations/v1/orders?ids=${'a'.repeat(20_000)}`));
+    expect(expectProblem(res, 414, 'uri_too_long').detail).toBe('The URL is longer than 16 KB.');
+    expect(await responseViolations({ method: 'GET', route: '/api/integrations/v1/orders', ...res })).toEqual([]);
+    // Behind a pipelined request on the same connection too.
+    const two = await exchange(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n${get(`/${'a'.repeat(20_000)}`)}`);
+    expect(two.status).toBe(200);
+  });
+
+  it('CONNECT is answered 400 malformed_request (Node dropped the connection without an answer)', async () => {
+    const res = await exchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(expectProblem(res, 400, 'malformed_request').detail).toBe('CONNECT is not supported: this is an API, not a proxy.');
+    expect(res.headers.connection).toBe('close');
+  });
+
+  it('a request line saying HTTP/2.0 is 400 malformed_request (it was served as HTTP/1.x)', async () => {
+    const res = await exchange('GET /api/integrations/v1/orders HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n');
+    expect(expectProblem(res, 400, 'malformed_request').detail).toBe('The request is not valid HTTP/1.1 (HTTP/2.0 in the request line).');
+    // HTTP/1.0 stays served.
+    expect((await exchange('GET /healthz HTTP/1.0\r\n\r\n')).status).toBe(200);
+  });
+
   it('invalid header characters are 400 malformed_request', async () => {
     expectProblem(await exchange(get('/api/integrations/v1/orders', 'X-Bad\u0001Name: 1\r\n')), 400, 'malformed_request');
     expectProblem(

@@ -57,6 +57,7 @@ export const ERROR_CODES = {
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
   rate_limited: { status: 429, title: 'Too many requests' },
   request_timeout: { status: 408, title: 'Request timeout' },
+  uri_too_long: { status: 414, title: 'URI too long' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
@@ -83,7 +84,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   idempotency_key_reused: 'The Idempotency-Key was used before with a different payload (or by an API key restricted to other locations).',
   rate_limited: 'Too many requests for this key; wait `Retry-After` seconds.',
   request_timeout: 'The request (headers and body) did not arrive in time; the connection is closed.',
-  headers_too_large: 'The request headers are larger than 16 KB; the connection is closed.',
+  uri_too_long: 'The URL is longer than 16 KB (the request line and headers together may not exceed it); the connection is closed.',
+  headers_too_large: 'The request headers (with the request line) are larger than 16 KB; the connection is closed.',
   internal_error:
     'Something failed on our side; a write may or may not have been applied (e.g. the database connection was lost while it was committing: the detail says so). Retry writes with the same Idempotency-Key (applied once either way); read back a write sent without one before sending it again.',
   service_unavailable:

@@ -34,13 +34,34 @@ export function clientErrorHandler(
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const appError =
     err.code === 'HPE_HEADER_OVERFLOW'
-      ? new AppError('headers_too_large', 'The request headers are larger than 16 KB.')
+      ? inRequestLine(err)
+        ? new AppError('uri_too_long', 'The URL is longer than 16 KB.')
+        : new AppError('headers_too_large', 'The request headers (with the request line) are larger than 16 KB.')
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new AppError('request_timeout', 'The request was not received in time.')
         : new AppError('malformed_request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`);
   // Requests taken before this one on the connection (pipelined) are answered first: the app
   // applied them, and their answers were lost when this one closed the connection at once.
   afterAnswers(socket, () => refuse(headers, logger, err, socket, appError));
+}
+
+/**
+ * The 16 KB ran out in a request line (the URL), not in a header: the line the parser stopped in
+ * starts with a method and a space, which no header line can (a field name holds no space). Read
+ * from the bytes Node was parsing; a URL spread over several reads, whose last read holds no line
+ * start, is taken for a header (431).
+ */
+function inRequestLine(err: Error & { rawPacket?: Buffer; bytesParsed?: number }): boolean {
+  if (!err.rawPacket) return false;
+  const parsed = err.rawPacket.subarray(0, err.bytesParsed ?? err.rawPacket.length).toString('latin1');
+  return /^[A-Za-z]+ [^\s]/.test(parsed.slice(parsed.lastIndexOf('\n') + 1));
+}
+
+/** `CONNECT` (a proxy's method; its target is no path of ours): answered 400, as Node only drops it. */
+export function refuseConnect(headers: Readonly<Record<string, string>>, logger: { log?: FastifyBaseLogger }, socket: Socket) {
+  socket.on('error', () => {}); // Node listens on a parser's sockets, not on one handed over (a reset would throw)
+  const appError = new AppError('malformed_request', 'CONNECT is not supported: this is an API, not a proxy.');
+  refuse(headers, logger, new Error(appError.message), socket, appError);
 }
 
 function refuse(headers: Readonly<Record<string, string>>, logger: { log?: FastifyBaseLogger }, err: Error, socket: Socket, appError: AppError) {

@@ -106,12 +106,13 @@ function shapeResponses(op: Json, idempotent: boolean, integration: boolean) {
 }
 
 /**
- * What any request can be answered before it reaches its operation: Node refuses headers over 16 KB
- * (431) and a request that does not arrive within REQUEST_TIMEOUT_MS (408), then closes the
- * connection. Every operation lists both, so a generated client knows them.
+ * What any request can be answered before it reaches its operation: Node refuses a URL (414) or
+ * headers (431) over 16 KB and a request that does not arrive within REQUEST_TIMEOUT_MS (408), then
+ * closes the connection. Every operation lists both, so a generated client knows them.
  */
 const CONNECTION_RESPONSES: Record<string, Json> = {
   RequestTimeout: connectionResponse('request_timeout'),
+  UriTooLong: connectionResponse('uri_too_long'),
   HeadersTooLarge: connectionResponse('headers_too_large'),
 };
 
@@ -144,6 +145,7 @@ function shapeOperation(op: Json, options: { integration: boolean }) {
   if (body?.schema && !body.schema.$ref && !body.schema['x-component']) body.schema = { ...body.schema, 'x-component': `${pascal(op.operationId)}Request` };
   shapeResponses(op, idempotent, options.integration);
   op.responses['408'] = ref('responses', 'RequestTimeout');
+  op.responses['414'] = ref('responses', 'UriTooLong');
   op.responses['431'] = ref('responses', 'HeadersTooLarge');
 }
 

@@ -221,8 +221,9 @@ The raw OpenAPI 3.1 document is at [${prefix}/openapi.json](${prefix}/openapi.js
   codes it can answer); validation errors list every field as a JSON pointer in \`errors[]\` with a field code. See
   [/errors](/errors). Before it reaches an operation, any request may be answered 400 \`malformed_request\` (a path or
   query string that is not valid percent-encoded UTF-8, an HTTP/1.1 request without \`Host\`, one that is not valid
-  HTTP/1.1), 408 \`request_timeout\` (headers and body not received within 30 s; the connection is closed) or 431
-  \`headers_too_large\` (headers over 16 KB).
+  HTTP/1.1, \`CONNECT\`), 408 \`request_timeout\` (headers and body not received within 30 s; the connection is
+  closed), 414 \`uri_too_long\` (a URL over 16 KB) or 431 \`headers_too_large\` (the request line and headers over
+  16 KB).
 * **Lists**: ordered by \`(updated_at, id)\` ascending; \`limit\` 1..250 (default 50); \`cursor\` is opaque and bound to
   the filters it was made with; \`updated_after\` is accepted everywhere. Writes commit out of order, so an
   incremental sync by \`updated_after\` must overlap and de-duplicate by id.
