@@ -199,6 +199,36 @@ describe('values the service would change or could never use', () => {
     expect(product.data.variants[0].weight).toBe(1.235);
   });
 
+  it('a number that is not 0 but parses to 0 (1e-400) is 422 naming it, not stored as 0; 1e400 in any field is not finite', async () => {
+    const body = await refused(
+      () => raw('POST', '/api/integrations/v1/products', '{"title":"Tiny","variants":[{"sku":"TINY","price":1e-400,"weight":-0.1e-999}]}', bearer()),
+      [
+        ['/variants/0/price', 'out_of_range'],
+        ['/variants/0/weight', 'out_of_range'],
+      ],
+    );
+    expect(body.detail).toBe(
+      '/variants/0/price: is too small a number to hold (it would be read as 0); /variants/0/weight: is too small a number to hold (it would be read as 0)',
+    );
+    await refused(
+      () => raw('POST', '/api/integrations/v1/products', '{"title":"Huge","variants":[{"sku":"HUGE","price":1,"weight":1e400}]}', bearer()),
+      [['/variants/0/weight', 'out_of_range']],
+    );
+    // A zero in any spelling, and the smallest numbers a double holds, are numbers like any other.
+    for (const [sku, price] of [
+      ['ZERO-E', '0e-400'],
+      ['ZERO-D', '0.000'],
+      ['DENORMAL', '5e-324'],
+    ]) {
+      const res = await raw('POST', '/api/integrations/v1/products', `{"title":"Zero","variants":[{"sku":"${sku}","price":${price}}]}`, bearer());
+      expect(res.statusCode, sku).toBe(price === '5e-324' ? 422 : 201);
+      if (price === '5e-324')
+        expect(JSON.parse(res.body).errors).toEqual([
+          { path: '/variants/0/price', message: 'must be a non-negative amount with at most 2 decimals', code: 'invalid_format' },
+        ]);
+    }
+  });
+
   it('a "__proto__" key, or "constructor" holding "prototype", is 422 naming it (it was 400 "not valid JSON")', async () => {
     const body = await refused(
       () => raw('POST', '/api/integrations/v1/products', '{"title":"t","__proto__":{"x":1}}', bearer()),

@@ -10,7 +10,7 @@
 import { isUtf8 } from 'node:buffer';
 import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, invalidFields } from './errors.ts';
+import { AppError, invalidFields, type FieldError } from './errors.ts';
 import { countHeader } from './headers.ts';
 import { escapePointer } from './validation.ts';
 
@@ -60,7 +60,10 @@ export function registerJsonBody(app: FastifyInstance) {
     const text = bytes.toString('utf8');
     // Fastify's JSON parser is synchronous: it calls back and returns nothing (its type allows a promise).
     void parse(req, text, (err, value) => {
-      if (!err) return done(null, value);
+      if (!err) {
+        const unrepresentable = unrepresentableNumbers(text);
+        return unrepresentable.length ? refuse(invalidFields(unrepresentable)) : done(null, value);
+      }
       // A "__proto__" key (or "constructor" holding "prototype") is refused by the parser as if the
       // body were not JSON; it is valid JSON with a key we refuse, so it is named like any unknown field.
       const at = forbiddenKeyIn(text);
@@ -69,6 +72,39 @@ export function registerJsonBody(app: FastifyInstance) {
       );
     });
   });
+}
+
+// A number JSON.parse cannot hold: 1e-400 became 0 (a price of 0 was stored) and 1e400 Infinity.
+// Such a number needs an exponent of three digits or a run of 300 digits, so other bodies are not
+// parsed again.
+const HUGE_OR_TINY = /\d[eE][-+]?\d{3}|\d{300}/;
+const TOO_SMALL = Symbol('a number that is not 0 but parses to 0');
+const TOO_LARGE = Symbol('a number that parses to infinity');
+
+/** Field errors for the numbers of `text` (valid JSON) that parse to infinity, or to 0 without being 0. */
+function unrepresentableNumbers(text: string): FieldError[] {
+  if (!HUGE_OR_TINY.test(text)) return [];
+  const marked: unknown = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value !== 'number'
+      ? value
+      : !Number.isFinite(value)
+        ? TOO_LARGE
+        : value === 0 && /[1-9]/.test((context?.source ?? '').split(/[eE]/)[0])
+          ? TOO_SMALL
+          : value,
+  );
+  const errors: FieldError[] = [];
+  const stack: { value: unknown; path: string }[] = [{ value: marked, path: '' }];
+  while (stack.length) {
+    const { value, path } = stack.pop()!;
+    if (value === TOO_LARGE) errors.push({ path, message: 'must be a finite number', code: 'out_of_range' });
+    else if (value === TOO_SMALL) errors.push({ path, message: 'is too small a number to hold (it would be read as 0)', code: 'out_of_range' });
+    else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (value as Record<string, unknown>)[keys[i]], path: `${path}/${escapePointer(keys[i])}` });
+    }
+  }
+  return errors;
 }
 
 /** Where text that is valid JSON holds a key the parser refuses; null for text that is not JSON. */
