@@ -4,7 +4,8 @@
 // other writes are retried only on 429 and 503, which the API answers without applying anything.
 // An answer cut off mid-body, or a 2xx whose body is not JSON, is no answer: a network error; so is
 // an attempt that outlives `timeoutMs` (without it, a server that accepts and never answers would
-// hold every attempt for undici's own 300 s).
+// hold every attempt for undici's own 300 s). A request fetch refuses to send (a line break in the
+// API key) is no network error: it is refused alike on every attempt, so it is thrown at the first.
 import { ApiError, NetworkError } from './errors.js';
 import { OPERATIONS, type FeedItem, type OperationId } from './generated/operations.js';
 import type { HasRequired, Input, ListItem, ListOperationId, Response } from './types.js';
@@ -152,7 +153,10 @@ export function createClient(options: ClientOptions): Client {
         } catch (err) {
           options.onResponse?.({ operationId, attempt, status: null, requestId: null, idempotencyKey, replayed: false });
           signal?.throwIfAborted();
-          return limit.timedOut() ? new NetworkError(operationId, limit.timeout, attempt, { write }) : new NetworkError(operationId, err, attempt);
+          if (limit.timedOut()) return new NetworkError(operationId, limit.timeout, attempt, { write });
+          const refused = refusal(operationId, err, { url, method, headers, body }, options.apiKey);
+          if (refused !== null) throw refused;
+          return new NetworkError(operationId, err, attempt);
         }
         options.onResponse?.({
           operationId,
@@ -370,6 +374,55 @@ function checkedTimeout(timeoutMs: number | undefined): number | null {
   if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0)
     throw new TypeError(`timeoutMs must be a number of milliseconds ≥ 0 (0 or Infinity: none); got ${String(timeoutMs)}`);
   return ms === 0 || ms > 2 ** 31 - 1 ? null : ms;
+}
+
+// undici's codes for a request it will not send (a `transfer-encoding`, `expect` or `upgrade` header
+// of the caller's): under its "fetch failed", as its network failures are (ECONNREFUSED, UND_ERR_SOCKET).
+const UNDICI_REFUSALS = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
+
+/**
+ * Why fetch refused to send this request, or null when its failure was the network's. fetch rejects
+ * with a TypeError for both, but a refused request is refused alike on every attempt: retried, it
+ * ended, after every backoff, as a NetworkError that hid what to fix. Refused is what the Fetch
+ * standard's Request refuses (a header value with a line break inside, as a key read from a file can
+ * have; a header name with a space; credentials in the URL), asked again here so that the rule holds
+ * in every runtime and for an injected fetch; and what undici refuses beneath it. A header at fault
+ * is named, its value never shown: it may be the API key.
+ */
+function refusal(
+  operationId: OperationId,
+  err: unknown,
+  request: { url: string; method: string; headers: Record<string, string>; body: string | undefined },
+  apiKey: string,
+): TypeError | null {
+  try {
+    void new Request(request.url, { method: request.method, headers: request.headers, body: request.body });
+  } catch (refused) {
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (!sendableHeader(name, '')) return new TypeError(`${operationId}: the header name ${JSON.stringify(name)} cannot be sent: it is not an HTTP token`);
+      if (!sendableHeader(name, value)) {
+        const what = name === 'authorization' && value === `Bearer ${apiKey}` ? ' ("Bearer " and apiKey)' : '';
+        return new TypeError(`${operationId}: the "${name}" header cannot be sent: its value${what} holds a line break, a NUL or a character beyond U+00FF`);
+      }
+    }
+    return refused instanceof TypeError ? refused : new TypeError(String(refused), { cause: refused });
+  }
+  let cause = err instanceof Error ? err.cause : undefined;
+  for (let depth = 0; cause instanceof Error && depth < 8; depth++, cause = cause.cause) {
+    if ('code' in cause && typeof cause.code === 'string' && UNDICI_REFUSALS.has(cause.code)) {
+      return new TypeError(`${operationId}: fetch refuses the request: ${cause.message}`, { cause: err });
+    }
+  }
+  return null;
+}
+
+function sendableHeader(name: string, value: string): boolean {
+  try {
+    void new Headers([[name, value]]);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isOperationId(name: string): name is OperationId {

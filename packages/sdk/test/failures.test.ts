@@ -1,8 +1,9 @@
 // Calls that get no answer, and what the SDK says about them: an attempt that outlives `timeoutMs`
 // (a server that accepts and never answers), a refused connection, a host that does not resolve, a
-// base URL that is no http(s) URL. Over real sockets where the failure is the socket's.
+// base URL that is no http(s) URL, a request fetch refuses to send. Over real sockets where the
+// failure is the socket's.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NetworkError, createClient, type ClientOptions } from 'merchant-integration-sdk';
 import { hangingFetch } from './fake-answers.ts';
@@ -34,6 +35,23 @@ async function silentServer(): Promise<{ url: string; requests: () => number; cl
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/** A port on 127.0.0.1 where nothing listens. */
+async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A fetch (the real one) that counts its calls. */
+function countingFetch(counter: { calls: number }): typeof fetch {
+  return (input, init) => {
+    counter.calls++;
+    return fetch(input, init);
   };
 }
 
@@ -117,10 +135,7 @@ describe('timeoutMs', () => {
 
 describe('what a NetworkError says', () => {
   it('a port where nothing listens: the message names ECONNREFUSED and the address', async () => {
-    const server = http.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const port = await closedPort();
     const err = await sdk({ baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 2 } })
       .listOrders()
       .catch((e: unknown) => e);
@@ -135,6 +150,98 @@ describe('what a NetworkError says', () => {
     expect(err).toBeInstanceOf(NetworkError);
     // ENOTFOUND where a resolver answers; EAI_AGAIN on a machine with none.
     expect((err as NetworkError).message).toMatch(/^listOrders: no answer after 1 attempt: fetch failed \((ENOTFOUND|EAI_AGAIN) no-such-host\.invalid\)$/);
+  });
+});
+
+describe('a request fetch refuses to send', () => {
+  it('an apiKey with a line break inside is a TypeError naming the authorization header, at the first attempt: nothing sent, not retried, the key not shown', async () => {
+    const server = await silentServer();
+    try {
+      const counter = { calls: 0 };
+      const waits: number[] = [];
+      const client = sdk({ baseUrl: server.url, apiKey: 'mia_sk_secret\nrest', fetch: countingFetch(counter), sleep: async (ms) => void waits.push(ms) });
+      for (const call of [() => client.getOrder({ id: ORDER_ID }), () => client.createFulfillment(FULFILMENT, { idempotencyKey: 'fulfil-1' })]) {
+        const err = await call().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(TypeError);
+        expect(err).not.toBeInstanceOf(NetworkError);
+        expect((err as TypeError).message).toMatch(
+          /^(getOrder|createFulfillment): the "authorization" header cannot be sent: its value \("Bearer " and apiKey\) holds a line break, a NUL or a character beyond U\+00FF$/,
+        );
+        expect((err as TypeError).message).not.toContain('mia_sk_secret');
+      }
+      expect(counter.calls).toBe(2);
+      expect(waits).toEqual([]);
+      expect(server.requests()).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a header of yours fetch refuses (a value beyond Latin-1, a name with a space) is a TypeError naming it, at the first attempt', async () => {
+    const counter = { calls: 0 };
+    const client = sdk({ baseUrl: `http://127.0.0.1:${await closedPort()}`, fetch: countingFetch(counter) });
+    const refusals = await Promise.all([
+      client.listOrders(undefined, { headers: { 'X-Warehouse': 'Zürich €' } }).catch((e: unknown) => e),
+      client.listOrders(undefined, { headers: { 'x warehouse': 'north' } }).catch((e: unknown) => e),
+    ]);
+    expect(refusals.map(String)).toEqual([
+      'TypeError: listOrders: the "x-warehouse" header cannot be sent: its value holds a line break, a NUL or a character beyond U+00FF',
+      'TypeError: listOrders: the header name "x warehouse" cannot be sent: it is not an HTTP token',
+    ]);
+    expect(counter.calls).toBe(2);
+  });
+
+  it("a header undici will not send (transfer-encoding, expect) is a TypeError with undici's reason, at the first attempt", async () => {
+    const server = await silentServer();
+    try {
+      const counter = { calls: 0 };
+      const client = sdk({ baseUrl: server.url, fetch: countingFetch(counter) });
+      const refusals = [
+        await client.listOrders(undefined, { headers: { 'Transfer-Encoding': 'chunked' } }).catch((e: unknown) => e),
+        await client.createFulfillment(FULFILMENT, { headers: { expect: '100-continue' } }).catch((e: unknown) => e),
+      ];
+      expect(refusals.map(String)).toEqual([
+        'TypeError: listOrders: fetch refuses the request: invalid transfer-encoding header',
+        'TypeError: createFulfillment: fetch refuses the request: expect header not supported',
+      ]);
+      expect(counter.calls).toBe(2);
+      expect(server.requests()).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("credentials in baseUrl: fetch's own TypeError, unchanged, at the first attempt", async () => {
+    const counter = { calls: 0 };
+    const err = await sdk({ baseUrl: `http://user:pass@127.0.0.1:${await closedPort()}`, fetch: countingFetch(counter) })
+      .listOrders()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as TypeError).message).toMatch(/^Request cannot be constructed from a URL that includes credentials/);
+    expect(counter.calls).toBe(1);
+  });
+
+  it('network failures are still retried to maxAttempts: a refused connection, a connection closed without an answer', async () => {
+    const port = await closedPort();
+    const refused = { calls: 0 };
+    const err = await sdk({ baseUrl: `http://127.0.0.1:${port}`, fetch: countingFetch(refused), retry: { maxAttempts: 3 } })
+      .getOrder({ id: ORDER_ID })
+      .catch((e: unknown) => e);
+    expect(String(err)).toBe(`NetworkError: getOrder: no answer after 3 attempts: fetch failed (ECONNREFUSED 127.0.0.1:${port})`);
+    expect(refused.calls).toBe(3);
+
+    let connections = 0;
+    const hangUp = net.createServer((socket) => (connections++, socket.destroy()));
+    await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
+    try {
+      const closed = await sdk({ baseUrl: `http://127.0.0.1:${(hangUp.address() as AddressInfo).port}`, retry: { maxAttempts: 3 } })
+        .getOrder({ id: ORDER_ID })
+        .catch((e: unknown) => e);
+      expect(String(closed)).toBe('NetworkError: getOrder: no answer after 3 attempts: fetch failed (UND_ERR_SOCKET: other side closed)');
+      expect(connections).toBe(3);
+    } finally {
+      await new Promise<void>((resolve) => hangUp.close(() => resolve()));
+    }
   });
 });
 
