@@ -26,7 +26,7 @@ import {
 import { StateStore, type MovementWork, type OrderWork } from './store.ts';
 import { acquireLock, type Lock } from './lock.ts';
 import type { StockMovement, Warehouse } from './warehouse.ts';
-import { fulfillmentKey, linesToShip } from './shipment.ts';
+import { fulfillmentKey, linesToShip, trackingKey } from './shipment.ts';
 
 export interface ConnectorOptions {
   /** The API's root URL, e.g. https://api.example.com */
@@ -282,24 +282,31 @@ async function run(options: ConnectorOptions, log: (message: string, fields?: Re
     }
   }
 
+  /**
+   * Has the warehouse ship the fulfillment and attaches its tracking. The tracking and its key (which
+   * names it) are stored before the call, so a retry, after a crash too, sends the same again and replays.
+   */
   async function ship(work: OrderWork): Promise<void> {
     const fulfillmentId = work.fulfillment_id;
     if (fulfillmentId === null) throw new Error(`order ${work.order_number} is fulfilled without a fulfillment id`);
-    if (work.tracking === null) {
-      const tracking = await options.warehouse.ship({
+    let { tracking, tracking_key: key } = work;
+    if (tracking === null || key === null) {
+      const answered = await options.warehouse.ship({
         order_id: work.order_id,
         order_number: work.order_number,
         fulfillment_id: fulfillmentId,
         items: work.items,
       });
+      const named = trackingKey(fulfillmentId, answered);
       await store.update(() => {
-        work.tracking = tracking;
+        work.tracking = answered;
+        work.tracking_key = named;
       });
+      tracking = answered;
+      key = named;
     }
-    const tracking = work.tracking;
-    if (tracking === null) return;
     try {
-      await client.attachTracking({ id: fulfillmentId, body: tracking }, { idempotencyKey: work.tracking_key });
+      await client.attachTracking({ id: fulfillmentId, body: tracking }, { idempotencyKey: key });
     } catch (err) {
       if (isApiError(err, 'invalid_state', 'not_found')) return skip(work, `${err.code}: ${err.detail}`);
       throw err;
@@ -371,7 +378,7 @@ async function run(options: ConnectorOptions, log: (message: string, fields?: Re
       fulfillment_key: null,
       items: [],
       fulfillment_id: null,
-      tracking_key: `wc-track-${order.id}`,
+      tracking_key: null,
       tracking: null,
       skipped_reason: null,
       updated_at: new Date().toISOString(),

@@ -25,7 +25,13 @@ export interface OrderWork {
   fulfillment_key: string | null;
   items: LineToShip[];
   fulfillment_id: string | null;
-  tracking_key: string;
+  /**
+   * The tracking's key (`trackingKey`: the fulfillment and what is sent) and body, stored together
+   * once the warehouse has answered and before the call, so that a retry sends exactly them again.
+   * null while the warehouse has not answered. A state from before keys named the tracking may hold
+   * `wc-track-<order id>` here: kept once its tracking is stored, since it may have been sent.
+   */
+  tracking_key: string | null;
   tracking: Tracking | null;
   skipped_reason: string | null;
   updated_at: string;

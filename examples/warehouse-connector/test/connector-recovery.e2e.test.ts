@@ -1,6 +1,7 @@
 // The warehouse connector when things go wrong around it, against a real server over HTTP: a feed
 // position past the retention, orders fulfilled in part by someone else, fulfillment keys the API
-// already knows with another body, an API that is not up yet when it starts, a crash mid-write.
+// already knows with another body, a second connector's tracking for the same fulfillment, an API
+// that is not up yet when it starts, a crash mid-write.
 // Each test has a merchant and a data directory of its own; no webhook endpoint: the connector
 // finds its work through the feed and the open-orders list (`reconcile`).
 import fs from 'node:fs';
@@ -15,7 +16,7 @@ import { startLiveServer, stockedProduct, waitFor, type LiveServer } from '../..
 import { WAREHOUSE } from '../../../test/fixtures.ts';
 import { startConnector, type Connector, type ConnectorOptions } from '../src/connector.ts';
 import { StateStore, type ConnectorState } from '../src/store.ts';
-import { fulfillmentKey } from '../src/shipment.ts';
+import { fulfillmentKey, trackingKey } from '../src/shipment.ts';
 import { TestWarehouse } from './test-warehouse.ts';
 
 let server: LiveServer;
@@ -70,7 +71,19 @@ async function shop() {
       ...extra,
       client: { fetch: server.fetch, ...extra.client },
     }),
-    state: (): ConnectorState => JSON.parse(fs.readFileSync(path.join(dataDir, 'connector-state.json'), 'utf8')),
+    state: (): ConnectorState => stateIn(dataDir),
+  };
+}
+
+function stateIn(dataDir: string): ConnectorState {
+  return JSON.parse(fs.readFileSync(path.join(dataDir, 'connector-state.json'), 'utf8'));
+}
+
+/** server.fetch, recording the Idempotency-Key of every tracking sent. */
+function trackingRecorder(keys: (string | null)[], inner: typeof fetch = server.fetch): typeof fetch {
+  return (input, init) => {
+    if (init?.method === 'POST' && String(input).endsWith('/tracking')) keys.push(new Headers(init.headers).get('idempotency-key'));
+    return inner(input, init);
   };
 }
 
@@ -255,6 +268,73 @@ describe('warehouse connector recovery', () => {
     await connector.idle();
     expect(posts).toBe(1);
     expect(s.logs.filter((l) => l.startsWith('order skipped'))).toHaveLength(1);
+    await connector.stop();
+  });
+
+  it("a second connector's other tracking number for the same fulfillment gets its own key and is attached, not refused as idempotency_key_reused", async () => {
+    const s = await shop();
+    const order = await s.placeOrder(2);
+    // Both connectors queue the open order; the first one's create waits until the second has shipped it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const firstKeys: (string | null)[] = [];
+    const holding: typeof fetch = async (input, init) => {
+      if (init?.method === 'POST' && String(input).endsWith('/fulfillments')) await held;
+      return server.fetch(input, init);
+    };
+    const first = await start(s.options({ client: { fetch: trackingRecorder(firstKeys, holding) } }));
+    const otherDir = scratchDir();
+    const otherWarehouse = new TestWarehouse('XP');
+    const secondKeys: (string | null)[] = [];
+    const second = await start(s.options({ dataDir: otherDir, warehouse: otherWarehouse, client: { fetch: trackingRecorder(secondKeys) } }));
+    await waitFor(() => stateIn(otherDir).orders[order.id]?.state === 'shipped', { deadlineMs: 10_000, what: 'the second connector shipped' });
+
+    // The same lines: the first one's create replays the second's fulfillment; its warehouse answers another tracking.
+    release();
+    const refusedOrShipped = () => s.logs.some((l) => l.includes('idempotency_key_reused')) || s.state().orders[order.id]?.state === 'shipped';
+    await waitFor(refusedOrShipped, { deadlineMs: 10_000, what: 'the first connector shipped, or refused' });
+    expect(s.logs.filter((l) => l.includes('idempotency_key_reused'))).toEqual([]);
+    expect(s.state().orders[order.id]?.state).toBe('shipped');
+
+    const list = await fulfillmentsOf(s.admin, order.id);
+    expect(list).toHaveLength(1);
+    const [fulfillment] = list;
+    // The API keeps one tracking per fulfillment: the last one attached.
+    expect(fulfillment.tracking).toEqual(s.warehouse.trackingOf(order.order_number));
+    expect([first.stats.replays, first.stats.tracking_attached, second.stats.tracking_attached]).toEqual([1, 1, 1]);
+    expect(secondKeys).toEqual([trackingKey(fulfillment.id, otherWarehouse.trackingOf(order.order_number))]);
+    expect(firstKeys).toEqual([trackingKey(fulfillment.id, s.warehouse.trackingOf(order.order_number))]);
+    expect(firstKeys[0]).not.toBe(secondKeys[0]);
+    await first.stop();
+    await second.stop();
+  });
+
+  it('a tracking whose answer was lost is sent again after a restart under the same key and replayed: attached once, the warehouse asked once', async () => {
+    const s = await shop();
+    const order = await s.placeOrder(1);
+    const keys: (string | null)[] = [];
+    let lost = false;
+    const lossy: typeof fetch = async (input, init) => {
+      const res = await server.fetch(input, init);
+      if (!lost && init?.method === 'POST' && String(input).endsWith('/tracking')) {
+        lost = true;
+        await res.text();
+        throw new TypeError('fetch failed: connection reset');
+      }
+      return res;
+    };
+    const crashing = await start(s.options({ client: { fetch: trackingRecorder(keys, lossy), retry: { maxAttempts: 1 } }, retryDelayMs: 3_600_000 }));
+    await waitFor(() => lost && crashing.stats.errors >= 1, { deadlineMs: 10_000, what: 'the lost tracking answer' });
+    await crashing.stop();
+
+    const connector = await start(s.options({ client: { fetch: trackingRecorder(keys) } }));
+    const [fulfillment] = await shippedFor(s.admin, order.id);
+    await waitFor(() => s.state().orders[order.id]?.state === 'shipped', { deadlineMs: 10_000, what: 'the order shipped' });
+    const key = trackingKey(fulfillment.id, s.warehouse.trackingOf(order.order_number));
+    expect(keys).toEqual([key, key]);
+    expect(s.state().orders[order.id]?.tracking_key).toBe(key);
+    expect([crashing.stats.tracking_attached, connector.stats.tracking_attached, connector.stats.replays]).toEqual([0, 1, 1]);
+    expect(s.warehouse.shipCalls).toHaveLength(1);
     await connector.stop();
   });
 

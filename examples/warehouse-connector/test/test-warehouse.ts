@@ -5,11 +5,20 @@ import type { Tracking } from '../src/store.ts';
 export class TestWarehouse implements Warehouse {
   shipCalls: ShipRequest[] = [];
   movements: StockMovement[] = [];
+  /** Its tracking numbers are `<prefix>-<order number>`: another warehouse answers other ones. */
+  readonly prefix: string;
+  constructor(prefix = 'WH') {
+    this.prefix = prefix;
+  }
   async ship(request: ShipRequest): Promise<Tracking> {
     this.shipCalls.push(request);
+    return this.trackingOf(request.order_number);
+  }
+  /** The tracking it answers for an order. */
+  trackingOf(orderNumber: number): Tracking {
     return {
-      tracking_number: `WH-${request.order_number}`,
-      tracking_url: `https://track.example.com/WH-${request.order_number}`,
+      tracking_number: `${this.prefix}-${orderNumber}`,
+      tracking_url: `https://track.example.com/${this.prefix}-${orderNumber}`,
       carrier_name: 'Test Post',
       service_level: 'ground',
     };
