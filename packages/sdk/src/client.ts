@@ -365,6 +365,8 @@ function checkedBaseUrl(baseUrl: string): string {
       `baseUrl must be an absolute http(s) URL without query or fragment, such as "https://api.example.com"; got ${JSON.stringify(baseUrl)}${hint}`,
     );
   }
+  // Named without echoing the URL: it holds a password. fetch refused it at every call, its message showing it.
+  if (url.username !== '' || url.password !== '') throw new TypeError('baseUrl must not hold credentials (user:password@): the API key goes in apiKey');
   return baseUrl.replace(/\/+$/, '');
 }
 
