@@ -345,15 +345,23 @@ describe('rate limits shared through Redis', () => {
       console.warn(`Redis not reachable at ${url}: shared rate-limit test skipped`);
       ctx.skip();
     }
-    const a = await startTestApp({ rateLimitPerMinute: 3, redisUrl: url }, t.database);
-    const b = await startTestApp({ rateLimitPerMinute: 3, redisUrl: url }, t.database);
+    const prefix = `t${process.pid}-${Date.now()}-`;
+    const a = await startTestApp({ rateLimitPerMinute: 3, redisUrl: url, redisKeyPrefix: prefix }, t.database);
+    const b = await startTestApp({ rateLimitPerMinute: 3, redisUrl: url, redisKeyPrefix: prefix }, t.database);
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(url);
     try {
-      const key = await m.key(['products.read']);
+      const created = json(await m.op('POST', '/api-keys', { label: 'shared budget', scopes: ['products.read'] }), 201, 'createApiKey').data;
+      const key = created.secret;
       expect((await a.api(key, 'GET', '/tags')).headers['ratelimit']).toMatch(/^"default";r=2;/);
       expect((await b.api(key, 'GET', '/tags')).headers['ratelimit']).toMatch(/^"default";r=1;/);
       expect((await a.api(key, 'GET', '/tags')).statusCode).toBe(200);
       expectProblem(await b.api(key, 'GET', '/tags'), 429, 'rate_limited');
+      // One count per key, named by the key's id (it read `…rl:undefinedundefined-key:…`).
+      expect(await redis.keys(`${prefix}rl:*`)).toEqual([`${prefix}rl:key:${created.id}`]);
     } finally {
+      await redis.del(...(await redis.keys(`${prefix}*`)), `${prefix}none`);
+      redis.disconnect();
       await a.app.close();
       await b.app.close();
     }

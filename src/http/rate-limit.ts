@@ -29,8 +29,11 @@ export async function registerRateLimit(app: FastifyInstance, opts: { perMinute:
     redis: opts.redis,
     nameSpace: `${opts.keyPrefix}rl:`,
     skipOnError: true,
+    keyGenerator: (req: FastifyRequest) => req.rateLimitKey ?? req.ip,
   });
-  const limiter = app.createRateLimit({ keyGenerator: (req: FastifyRequest) => req.rateLimitKey ?? req.ip });
+  // Without options: with them, the plugin keys the counts by a route it does not have
+  // (`mia-rl:undefinedundefined-key:…` in Redis).
+  const limiter = app.createRateLimit();
   const policy = `"default";q=${opts.perMinute};w=${WINDOW_SECONDS}`;
 
   app.decorate('checkRateLimit', async (req: FastifyRequest, reply: FastifyReply, key: string) => {
