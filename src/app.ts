@@ -25,6 +25,7 @@ import { clientErrorHandler, frameworkErrors, refuseConnect } from './http/frame
 import { answering, taken } from './http/connections.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { hostIsValid } from './http/headers.ts';
+import { merchantShare, MERCHANT_WAIT_MS, type MerchantShare } from './http/merchant-share.ts';
 import { registerJsonBody, takesBody } from './http/json-body.ts';
 import { answerBeforeBody } from './http/idempotency.ts';
 import { problems } from './http/schemas.ts';
@@ -46,6 +47,8 @@ declare module 'fastify' {
     routeList: RouteEntry[];
     /** Buffered writer of the API request log (src/http/request-log.ts). */
     requestLog: RequestLogWriter;
+    /** Each merchant's turns at this process (src/http/merchant-share.ts). */
+    merchantShare: MerchantShare;
   }
 }
 
@@ -113,6 +116,7 @@ export async function buildApp(opts: AppOptions) {
   app.decorate('db', opts.db);
   app.decorate('config', opts.config);
   app.decorate('secret', opts.secret);
+  app.decorate('merchantShare', merchantShare(opts.config.merchantConcurrency, MERCHANT_WAIT_MS));
   app.decorateRequest('auth', null);
   app.decorateRequest('loggedKey', null);
   // Embedded PGlite is one session in this very thread: fewer, larger writes cost the requests less.

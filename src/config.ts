@@ -16,6 +16,8 @@ export interface Config {
   /** Prefix of every Redis key this service writes (several deployments can share one Redis). */
   redisKeyPrefix: string;
   rateLimitPerMinute: number;
+  /** One merchant's requests in progress at once in one API process; more wait their turn (src/http/merchant-share.ts). */
+  merchantConcurrency: number;
   webhookRetrySchedule: number[];
   webhookAllowPrivateUrls: boolean;
   webhookTimeoutMs: number;
@@ -175,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     redisUrl: url('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', 'to keep rate-limit counts in this process'),
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'mia-',
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600, 1, 1_000_000_000),
+    merchantConcurrency: integer('MERCHANT_CONCURRENCY', env.MERCHANT_CONCURRENCY, 5, 1, 10_000),
     webhookRetrySchedule: schedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS, false),
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, 100, 600_000),

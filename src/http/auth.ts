@@ -54,4 +54,8 @@ export async function authenticate(req: FastifyRequest, reply: FastifyReply): Pr
   }
   // last_used_at: written within a second by one statement for every key used (src/http/keys.ts).
   keys.touch(key);
+  // The merchant's turn: held until the answer has gone out (src/http/merchant-share.ts).
+  const endTurn = await req.server.merchantShare.take(key.merchant_id);
+  if (reply.raw.closed) endTurn();
+  else reply.raw.once('close', endTurn);
 }

@@ -89,7 +89,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   internal_error:
     'Something failed on our side; a write may or may not have been applied (e.g. the database connection was lost while it was committing: the detail says so). Retry writes with the same Idempotency-Key (applied once either way); read back a write sent without one before sending it again.',
   service_unavailable:
-    'The database is unreachable or dropped the connection mid-request, or this process is shutting down; nothing was applied. Retry after `Retry-After` seconds (writes with the same Idempotency-Key).',
+    "The database is unreachable or dropped the connection mid-request, this process is shutting down, or this merchant's requests already in progress kept a new one waiting 10 s (MERCHANT_CONCURRENCY); nothing was applied. Retry after `Retry-After` seconds (writes with the same Idempotency-Key).",
 };
 
 export class AppError extends Error {
