@@ -207,6 +207,9 @@ describe.runIf(onPostgres())('shutdown with pipelined requests in flight', () =>
       let sessions: unknown[] = [];
       await waitFor(
         async () => {
+          // Read afresh: within this session's transaction pg_stat_activity kept its first reading
+          // (the test timed out when that reading came before both adjustments arrived).
+          await lock.query('select pg_stat_clear_snapshot()');
           sessions = (
             await lock.query(`select state, wait_event_type, wait_event, left(query, 60) as q from pg_stat_activity where datname = current_database()`)
           ).rows;
