@@ -225,11 +225,13 @@ The raw OpenAPI 3.1 document is at [${prefix}/openapi.json](${prefix}/openapi.js
   closed), 414 \`uri_too_long\` (a URL over 16 KB) or 431 \`headers_too_large\` (the request line and headers over
   16 KB).
 * **Lists**: ordered by \`(updated_at, id)\` ascending; \`limit\` 1..250 (default 50); \`cursor\` is opaque and bound to
-  the filters it was made with; \`updated_after\` is accepted everywhere. Writes commit out of order, so an
+  the filters it was made with; \`updated_after\` is accepted on every list but the event feed (which takes
+  \`after\`). Writes commit out of order, so an
   incremental sync by \`updated_after\` must overlap and de-duplicate by id.
 * **Event feed**: \`GET /events?after=<position>\` lists every change in commit order, each event exactly once,
   whatever commits concurrently: sync from it (webhooks wake you up; the lists backfill).
-* **Idempotency**: fulfillment create, tracking attach and inventory adjustments accept \`Idempotency-Key\`
+* **Idempotency**: every write accepts \`Idempotency-Key\` (fulfillment create, tracking attach, inventory
+  adjustments, and the creates and updates of products, collections and social videos)
   (1..255 printable ASCII, kept 48 h by default and never less than 24 h); a replay answers the stored response with \`Idempotent-Replayed: true\`.
 * **Rate limits**: per key (default 600/min), with \`RateLimit-Policy\` and \`RateLimit\` headers (IETF draft-10) and
   \`Retry-After\` on 429.
