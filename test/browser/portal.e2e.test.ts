@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium, requireChromium, SHOTS } from './chromium.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../../src/events/worker.ts';
@@ -72,6 +72,16 @@ const focused = () =>
     return el ? `${el.tagName.toLowerCase()}:${el.id || el.getAttribute('name') || (el.textContent ?? '').trim().slice(0, 40)}` : null;
   });
 
+/** Two frames on: what focusSoon would do a frame after a render (take focus to a message) is done. */
+const framesLater = () => page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+
+/** The live region an element is in (its role), or null: a focused message in one was read twice. */
+const liveRegionOf = (el: Locator) => el.evaluate((e) => e.closest('[role="status"], [role="alert"], [aria-live]')?.getAttribute('role') ?? null);
+
+/** What the checkboxes of a group carry, once per distinct value: ["true scopes-error"] in error, ["null null"] once it clears. */
+const invalidMarks = (boxes: Locator) =>
+  boxes.evaluateAll((els) => [...new Set(els.map((e) => `${e.getAttribute('aria-invalid')} ${e.getAttribute('aria-describedby')}`))]);
+
 const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
 
 /** Signs in as the test's portal user from the sign-in form. */
@@ -135,6 +145,9 @@ describe('portal in a browser', () => {
     await page.getByLabel('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').getByText('The email or password is not correct.').waitFor();
+    // Announced by its live region, so not focused as well (it was, and read twice): focus stays on the button.
+    await framesLater();
+    expect(await focused()).toBe('button:Sign in');
     expectOnlyFailedLoads(401);
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -148,6 +161,10 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Create key' }).last().click(); // empty form: errors next to fields
     await page.getByText('Give the key a label').waitFor();
     await page.getByText('Choose at least one scope.').waitFor();
+    // Each scope checkbox says it is in error and why, as a text field does (only the group said it).
+    const scopeBoxes = page.locator('input[name="scope"]');
+    expect(await invalidMarks(scopeBoxes)).toEqual(['true scopes-error']);
+    expect(await page.getByRole('group', { name: /^Scopes/ }).getAttribute('aria-describedby')).toBe('scopes-help');
     await page.getByText('Read orders, their line items and shipping addresses.').waitFor();
     await until(() => page.locator('#scopes-help').textContent()).toBe(
       'Give each system only what it needs. fulfillments.write includes fulfillments.create and fulfillments.tracking.write. inventory.write includes inventory.adjust. ',
@@ -156,6 +173,7 @@ describe('portal in a browser', () => {
     // A label over the server's limit: the server's 422 is shown as a sentence, announced.
     await page.getByLabel('Label').fill('x'.repeat(101));
     await page.getByRole('checkbox', { name: /^orders\.read/ }).check();
+    expect(await invalidMarks(scopeBoxes)).toEqual(['null null']);
     await page.getByRole('button', { name: 'Create key' }).last().click();
     await until(() => page.locator('#label-error').textContent()).toBe('Label is too long.');
     // Read out as the field's description: focus moves to the first field with a message, whose
@@ -172,7 +190,14 @@ describe('portal in a browser', () => {
     await page.getByLabel('Label').fill('Acme 3PL – Location 1');
     await page.getByRole('button', { name: 'Warehouse preset' }).click();
     await page.getByRole('radio', { name: 'Specific locations' }).click();
+    // None ticked: focus on the first location checkbox, which says why (focus went to "All locations").
+    await page.getByRole('button', { name: 'Create key' }).last().click();
+    const locationBoxes = page.getByRole('group', { name: 'Locations' }).getByRole('checkbox');
+    await until(() => invalidMarks(locationBoxes)).toEqual(['true key-locations-error']);
+    expect(await page.locator('#key-locations-error').textContent()).toBe('Choose at least one location, or All locations.');
+    await until(() => locationBoxes.first().evaluate((e) => e === document.activeElement)).toBe(true);
     await page.getByRole('checkbox', { name: 'Location 1' }).check();
+    expect(await invalidMarks(locationBoxes)).toEqual(['null null']);
     await shot('05-key-form');
     await page.getByRole('button', { name: 'Create key' }).last().click();
     keySecret = (await page.getByTestId('new-secret').textContent())!;
@@ -222,10 +247,17 @@ describe('portal in a browser', () => {
 
   it('adds an endpoint; a delivery answered 500 then 200 shows both attempts with codes and excerpts; resend makes a new delivery', async () => {
     await openEmptyForm('Webhooks', 'No endpoints yet', '11-webhooks-empty', 'Add endpoint');
+    // Nothing chosen: every event checkbox is invalid and described by the group's message, until one is ticked.
+    await page.getByRole('button', { name: 'Add endpoint' }).last().click();
+    const eventBoxes = page.locator('input[name="event"]');
+    await until(() => invalidMarks(eventBoxes)).toEqual(['true events-error']);
+    expect(await page.locator('#events-error').textContent()).toBe('Choose at least one event.');
+    await until(focused).toBe('input:url');
     await page.getByLabel('URL').fill('ftp://warehouse.example');
     // Only order events: the receiver's scripted answers then go to the order's delivery.
     await page.getByRole('checkbox', { name: 'order.created' }).check();
     await page.getByRole('checkbox', { name: 'order.cancelled' }).check();
+    expect(await invalidMarks(eventBoxes)).toEqual(['null null']);
     await page.getByRole('button', { name: 'Add endpoint' }).last().click();
     await until(() => page.locator('#url-error').textContent()).toBe('URL must be an http(s) URL.');
     expectOnlyFailedLoads(422);
@@ -309,7 +341,9 @@ describe('portal in a browser', () => {
     await form.getByRole('checkbox', { name: 'Location 1' }).check();
     await shot('17-endpoint-edit');
     await form.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByText('Endpoint saved.').waitFor();
+    // The form and its focused button are gone: focus on the message, which is not also announced.
+    await until(focused).toBe('p:Endpoint saved.×');
+    expect(await liveRegionOf(page.getByText('Endpoint saved.'))).toBe(null);
     await page.getByText('Acme WMS, Location 1 · Location 1').waitFor();
     const saved = json(await m.op('GET', `/webhook-endpoints/${endpointId}`), 200, 'getWebhookEndpoint').data;
     expect([saved.description, saved.location_ids, saved.events, saved.url]).toEqual([
@@ -405,6 +439,51 @@ describe('portal in a browser', () => {
       .waitFor();
     await shot('23-overview');
   }, 60_000);
+
+  it('at 640×400 (a phone on its side, 200 % zoom) and on a phone, no Tab stop of any page ends up under the sticky header (a payload block did)', async () => {
+    await page.goto(`${base}/portal/webhooks/${endpointId}`);
+    const delivery = (await page.locator('tr[data-delivery]').first().getByRole('link').getAttribute('href'))!;
+    await page.goto(`${base}/portal/requests`);
+    const request = (await page.locator('table.requests tbody tr').first().getByRole('link').getAttribute('href'))!;
+    const under: string[] = [];
+    const states: [string, () => Promise<unknown>][] = [
+      ['/portal/overview', async () => {}],
+      ['/portal/keys', async () => {}],
+      ['/portal/keys', () => page.getByRole('button', { name: 'Create key' }).click()],
+      ['/portal/webhooks', async () => {}],
+      [`/portal/webhooks/${endpointId}`, async () => {}],
+      [delivery, () => page.locator('details summary').first().click()],
+      ['/portal/requests', async () => {}],
+      [request, async () => {}],
+      [
+        '/portal/events',
+        async () => {
+          for (const summary of await page.locator('details.event summary').all()) await summary.click();
+        },
+      ],
+      ['/portal/foo', async () => {}],
+    ];
+    // The header is on two rows at 640 px and on three at 390 px (its nav wraps): 94 and 129 px.
+    for (const [width, height] of [
+      [640, 400],
+      [390, 844],
+    ]) {
+      await page.setViewportSize({ width, height });
+      for (const [address, prepare] of states) {
+        await page.goto(`${base}${address}`);
+        await page.locator('main h1').first().waitFor();
+        await until(() => page.getByText('Loading…').count()).toBe(0);
+        await prepare();
+        const tabbed = await tabThrough();
+        expect([address, tabbed.stops.length > 0]).toEqual([address, true]);
+        // The payloads are blocks that scroll, so Tab stops; as tall as 420 px, they were taller than the window under the header.
+        if (address === '/portal/events') expect(tabbed.stops).toContain('pre');
+        under.push(...tabbed.under.map((stop) => `${width}×${height} ${address}: ${stop}`));
+      }
+    }
+    expect(under).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 860 });
+  }, 120_000);
 
   it('at the endpoint limit, the form says why instead of pointing at fields', async () => {
     const have = json(await m.op('GET', '/webhook-endpoints'), 200, 'listWebhookEndpoints').data.length;
@@ -514,7 +593,9 @@ describe('portal in a browser', () => {
     await until(() => page.getByLabel('Path contains').inputValue()).toBe('');
     await page.goto(`${base}/portal/webhooks/${endpointId}`);
     await page.getByRole('button', { name: 'Disable' }).click();
-    await page.getByText('Endpoint disabled.').waitFor();
+    // The button stays (now Enable), with focus: the message is announced, not focused.
+    await page.getByRole('status').getByText('Endpoint disabled.').waitFor();
+    await until(focused).toBe('button:Enable');
     // The page says why it is disabled (a receiver's 410 Gone says so too: test/webhooks.test.ts).
     await until(() => page.getByTestId('disabled-reason').textContent()).toMatch(
       /^Disabled by hand .+\. Events raised while it is disabled are not sent to it\.$/,
@@ -573,7 +654,7 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   }, 60_000);
 
-  it('by keyboard: titles and focus follow pages, Escape cancels and focus returns to the opener, a new key is announced and focused (focus fell to <body>)', async () => {
+  it('by keyboard: titles and focus follow pages, Escape cancels and focus returns to the opener, the message of a key made or revoked takes focus and is not announced as well (focus fell to <body>, then the message was read twice)', async () => {
     await signIn();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await until(() => page.title()).toBe('Overview · Merchant portal');
@@ -599,18 +680,21 @@ describe('portal in a browser', () => {
     expect(await page.getByRole('textbox', { name: 'Label', exact: true }).inputValue()).toBe('Half typed');
     await page.getByRole('form', { name: 'Create API key' }).getByRole('button', { name: 'Cancel' }).click();
     await until(focused).toBe('button:create-key');
-    // A key made: focus on its card, and the status region says so.
+    // A key made: the form and its button are gone; focus on the message, which is outside the live
+    // regions (focused and announced, it was read twice).
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('textbox', { name: 'Label', exact: true }).fill('Keyboard key');
     await page.getByRole('checkbox', { name: /^orders\.read/ }).check();
     await page.getByRole('button', { name: 'Create key' }).last().click();
-    await page.getByRole('status').getByText('Key “Keyboard key” created. Copy its secret now: it is shown only once.').waitFor();
     await until(focused).toMatch(/^p:Key “Keyboard key” created\. Copy/);
+    expect(await liveRegionOf(page.locator('.flash-message', { hasText: 'Key “Keyboard key” created.' }))).toBe(null);
     // A key revoked: its Revoke button is gone; focus on what happened, not back at the page's top.
     await page.getByRole('button', { name: 'Revoke key Keyboard key' }).click();
     await page.getByRole('button', { name: 'Revoke key', exact: true }).click();
-    await page.getByRole('status').getByText('Key “Keyboard key” revoked.').waitFor();
     await until(focused).toMatch(/^p:Key “Keyboard key” revoked\./);
+    await until(() => page.getByRole('button', { name: 'Revoke key Keyboard key' }).count()).toBe(0);
+    expect(await focused()).toMatch(/^p:Key “Keyboard key” revoked\./);
+    expect(await liveRegionOf(page.locator('.flash-message', { hasText: 'Key “Keyboard key” revoked.' }))).toBe(null);
     // A link followed inside a page: the new page's title and heading.
     await nav('Webhooks').click();
     await page.locator('table a').first().click();
@@ -634,6 +718,39 @@ describe('portal in a browser', () => {
     consoleErrors = []; // each refusal is a failed load (401, then 429)
   }, 60_000);
 });
+
+/**
+ * Tabs through the page each way round until a stop comes again. Gives each stop outside the header
+ * (tag name), and those whose box starts above the header's bottom edge: hidden, wholly or in part,
+ * under it.
+ */
+async function tabThrough(): Promise<{ stops: string[]; under: string[] }> {
+  const stops: string[] = [];
+  const under: string[] = [];
+  for (const key of ['Tab', 'Shift+Tab']) {
+    await page.evaluate(() => Object.assign(window, { tabStops: new Set<Element>() }));
+    for (let i = 0; i < 300; i++) {
+      await page.keyboard.press(key);
+      const stop = await page.evaluate(() => {
+        const seen = (window as unknown as { tabStops: Set<Element> }).tabStops;
+        const el = document.activeElement;
+        if (!el || el === document.body || el.closest('header')) return null;
+        if (seen.has(el)) return 'again';
+        seen.add(el);
+        const header = document.querySelector('header.topbar')!.getBoundingClientRect();
+        const box = el.getBoundingClientRect();
+        const name = (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 30);
+        const hidden = box.top < header.bottom ? `top ${Math.round(box.top)} < header bottom ${Math.round(header.bottom)}` : null;
+        return { tag: el.tagName.toLowerCase(), hidden: hidden && `${el.tagName.toLowerCase()} "${name}" ${hidden}` };
+      });
+      if (stop === 'again') break;
+      if (!stop) continue;
+      if (key === 'Tab') stops.push(stop.tag);
+      if (stop.hidden) under.push(`${key} to ${stop.hidden}`);
+    }
+  }
+  return { stops, under };
+}
 
 /** What the system clipboard holds, read from a secure-context page (127.0.0.1) of the same browser. */
 async function clipboardText(): Promise<string> {

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, when, type ApiKey, type NewApiKey } from './api.ts';
 import { LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
-import { escapeCancels, FormEnd, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
+import { escapeCancels, FormEnd, GroupCheckbox, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
 import { focusSoon } from './focus.ts';
 import { DataTable, EmptyCard, type Column } from './lists.tsx';
 import { Confirm, CopyButton, LoadedList, PageHead, useFlash, useLoad } from './ui.tsx';
@@ -13,9 +13,11 @@ export function KeysPage({ meta, locations }: Shared) {
   const [confirming, setConfirming] = useState<string | null>(null);
   const flash = useFlash();
 
+  // Revoked, the key's Revoke button goes: focus moves to the message (read once, not announced);
+  // refused, the button stays with focus and the failure is announced.
   const revoke = async (k: ApiKey) => {
     setConfirming(null);
-    if (await flash.run(() => api('POST', `/api-keys/${k.id}/revoke`), `Key “${k.label}” revoked.`)) await keys.reload();
+    if (await flash.run(() => api('POST', `/api-keys/${k.id}/revoke`), `Key “${k.label}” revoked.`, { focus: true })) await keys.reload();
   };
 
   const columns: Column<ApiKey>[] = [
@@ -120,8 +122,8 @@ export function KeysPage({ meta, locations }: Shared) {
           onCreated={(k) => {
             setCreating(false);
             setCreated(k);
-            // The focused submit button goes with the form: focus moves to this message (keepFocus).
-            flash.ok(`Key “${k.label}” created. Copy its secret now: it is shown only once.`);
+            // The focused submit button goes with the form: focus moves to this message.
+            flash.ok(`Key “${k.label}” created. Copy its secret now: it is shown only once.`, { focus: true });
             void keys.reload();
           }}
         />
@@ -215,8 +217,7 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
                 .filter((s) => s.split('.')[0] === g)
                 .map((s) => (
                   <label key={s} className="scope">
-                    <input
-                      type="checkbox"
+                    <GroupCheckbox
                       name="scope"
                       value={s}
                       checked={scopes.includes(s) || implied.has(s)}

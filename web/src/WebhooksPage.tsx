@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, percent, when, type DeliveryDetail, type EndpointWithHealth, type NewEndpoint, type PortalDelivery } from './api.ts';
 import { Link, LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
-import { escapeCancels, FormEnd, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
+import { escapeCancels, FormEnd, GroupCheckbox, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
 import { announceNext, focusSoon } from './focus.ts';
 import { DataTable, deliveryOutcomeColumns, EmptyCard, OlderButton, usePagedList, type Column } from './lists.tsx';
 import { Card, Confirm, CopyButton, LoadedList, LoadError, PageHead, StatusBadge, useFlash, useLoad } from './ui.tsx';
@@ -173,8 +173,7 @@ function EndpointForm({
         <div className="checks columns">
           {meta.event_types.map((t) => (
             <label key={t} className="inline">
-              <input type="checkbox" name="event" value={t} checked={events.includes(t)} onChange={(e) => editEvents(toggled(events, t, e.target.checked))} />{' '}
-              {t}
+              <GroupCheckbox name="event" value={t} checked={events.includes(t)} onChange={(e) => editEvents(toggled(events, t, e.target.checked))} /> {t}
             </label>
           ))}
         </div>
@@ -337,8 +336,9 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
             focusSoon('edit-endpoint');
           }}
           onSaved={async () => {
+            // The focused submit button goes with the form: focus moves to this message.
             setEditing(false);
-            flash.ok('Endpoint saved.');
+            flash.ok('Endpoint saved.', { focus: true });
             await reload();
           }}
         />

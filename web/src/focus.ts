@@ -25,10 +25,14 @@ export function focusStatic(el: HTMLElement | null | undefined): boolean {
   return true;
 }
 
+/** What a screen reader reads out by itself when its text changes. */
+const LIVE_REGION = '[role="status"], [role="alert"], [aria-live]';
+
 /**
  * Watches `root`: when the element that had focus inside it is removed and focus fell to <body>,
- * focus goes to the page's message (what the action did), else to the page's heading. Focus the
- * person moved out of the page on purpose (a click outside any control) is left alone.
+ * focus goes to the page's message that takes focus (what the action did), else to the page's
+ * heading: a message in a live region has been read out already, and focusing it read it twice.
+ * Focus the person moved out of the page on purpose (a click outside any control) is left alone.
  */
 export function keepFocus(root: HTMLElement): () => void {
   let last: Element | null = null;
@@ -39,7 +43,7 @@ export function keepFocus(root: HTMLElement): () => void {
     if (!last || last.isConnected) return;
     if (document.activeElement && document.activeElement !== document.body) return;
     last = null;
-    const message = root.querySelector<HTMLElement>('.flash-message');
+    const message = [...root.querySelectorAll<HTMLElement>('.flash-message')].find((m) => !m.closest(LIVE_REGION));
     if (!focusStatic(message)) focusStatic(root.querySelector<HTMLElement>('h1') ?? root);
   });
   document.addEventListener('focusin', onFocusIn);

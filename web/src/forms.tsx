@@ -1,6 +1,6 @@
 // What every form shares: a labelled input with its message, the form's own message and buttons,
 // and one submit (local checks, then the request, then the API's field errors).
-import { useCallback, useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ApiError } from './api.ts';
 import { focusSoon } from './focus.ts';
 import { CancelButton } from './ui.tsx';
@@ -39,7 +39,34 @@ export function TextField({
   );
 }
 
-/** A group of checkboxes: its legend with a button that ticks the warehouse preset, help, and the group's message. */
+/**
+ * The message of the checkbox group around: while it says something, each of the group's checkboxes
+ * is invalid and described by it, as a text field is by its message (it was only the group's
+ * description: the checkboxes themselves said nothing of it).
+ */
+const GroupMessage = createContext<{ id: string; text?: string }>({ id: '' });
+
+/** A group of checkboxes whose message (`id`, `text`) describes each checkbox while it says something. */
+export function CheckboxGroupMessage({ id, text, children }: { id: string; text?: string; children: ReactNode }) {
+  return (
+    <GroupMessage value={{ id, text }}>
+      {children}
+      <FieldMessage id={id} text={text} />
+    </GroupMessage>
+  );
+}
+
+/** A checkbox of a group: `aria-invalid` and described by the group's message while it has one. */
+export function GroupCheckbox(props: Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>) {
+  const { id, text } = useContext(GroupMessage);
+  return <input {...props} type="checkbox" aria-invalid={text ? true : undefined} aria-describedby={text ? id : undefined} />;
+}
+
+/**
+ * A group of checkboxes (GroupCheckbox): its legend with a button that ticks the warehouse preset,
+ * help, and the group's message. The message describes the checkboxes, not the group: said by the
+ * group too, it was read twice on the way into it.
+ */
 export function PresetCheckboxes({
   legend,
   name,
@@ -56,7 +83,7 @@ export function PresetCheckboxes({
   children: ReactNode;
 }) {
   return (
-    <fieldset className="field" aria-describedby={help ? `${name}-error ${name}-help` : `${name}-error`} data-invalid={error ? 'true' : undefined}>
+    <fieldset className="field" aria-describedby={help ? `${name}-help` : undefined}>
       <legend>
         {legend}{' '}
         <button type="button" className="small" onClick={onPreset}>
@@ -68,13 +95,18 @@ export function PresetCheckboxes({
           {help}
         </p>
       )}
-      {children}
-      <FieldMessage id={`${name}-error`} text={error} />
+      <CheckboxGroupMessage id={`${name}-error`} text={error}>
+        {children}
+      </CheckboxGroupMessage>
     </fieldset>
   );
 }
 
-/** The form's own message: why the request failed when no field says (a live region, always there). */
+/**
+ * The form's own message: why the request failed when no field says, or that fields say why. It is
+ * announced (a live region, always there) and never focused: focus stays on the submit button or
+ * goes to the first field with a message.
+ */
 export function FormError({ text }: { text: string }) {
   return (
     <p className="error form-error" role="alert">
@@ -114,16 +146,12 @@ export const escapeCancels = (cancel: () => void, dirty: boolean) => (e: React.K
   }
 };
 
-/** After a refused submit: focus on the first field with a message (or the form's message). */
+/**
+ * After a refused submit: focus on the first field with a message, which reads it out. A refusal no
+ * field is named in leaves focus where it was: the form's message is announced (FormError).
+ */
 function focusFirstError(form: HTMLFormElement) {
-  focusSoon(() => {
-    const field = form.querySelector<HTMLElement>('[aria-invalid="true"], fieldset[data-invalid="true"] input:not(:disabled)');
-    if (field) return field;
-    const message = form.querySelector<HTMLElement>('.form-error');
-    if (!message?.textContent) return null;
-    message.tabIndex = -1;
-    return message;
-  });
+  focusSoon(() => form.querySelector<HTMLElement>('[aria-invalid="true"]:not(:disabled)'));
 }
 
 /** A list of checked values after one checkbox changed. */

@@ -3,7 +3,7 @@
 // pages form no import circle.
 import type { ReactNode } from 'react';
 import type { Location, Meta } from './api.ts';
-import { FieldMessage, toggled } from './forms.tsx';
+import { CheckboxGroupMessage, GroupCheckbox, toggled } from './forms.tsx';
 
 export interface Shared {
   meta: Meta;
@@ -20,7 +20,7 @@ export function LocationChooser(props: {
 }) {
   const specific = props.value !== null;
   return (
-    <fieldset className="field" aria-describedby={`${props.name}-locations-error`} data-invalid={props.error ? 'true' : undefined}>
+    <fieldset className="field">
       <legend>Locations</legend>
       <div>
         <label className="inline">
@@ -30,17 +30,18 @@ export function LocationChooser(props: {
           <input type="radio" name={`${props.name}-scope`} checked={specific} onChange={() => props.onChange([])} /> Specific locations
         </label>
       </div>
-      {specific && (
-        <div className="checks">
-          {props.locations.map((l) => (
-            <label key={l.id} className="inline">
-              <input type="checkbox" checked={props.value!.includes(l.id)} onChange={(e) => props.onChange(toggled(props.value!, l.id, e.target.checked))} />{' '}
-              {l.name}
-            </label>
-          ))}
-        </div>
-      )}
-      <FieldMessage id={`${props.name}-locations-error`} text={props.error} />
+      {/* The message (none ticked) describes the location checkboxes, where it is put right. */}
+      <CheckboxGroupMessage id={`${props.name}-locations-error`} text={props.error}>
+        {specific && (
+          <div className="checks">
+            {props.locations.map((l) => (
+              <label key={l.id} className="inline">
+                <GroupCheckbox checked={props.value!.includes(l.id)} onChange={(e) => props.onChange(toggled(props.value!, l.id, e.target.checked))} /> {l.name}
+              </label>
+            ))}
+          </div>
+        )}
+      </CheckboxGroupMessage>
     </fieldset>
   );
 }

@@ -2,7 +2,7 @@
 // confirmations, page heads, badges, and data loaded for a page with its error and loading states.
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { copyText, failureText } from './api.ts';
-import { focusSoon, takeAnnouncement } from './focus.ts';
+import { focusSoon, focusStatic, takeAnnouncement } from './focus.ts';
 
 export function CopyButton({ text, label = 'Copy', targetId }: { text: string; label?: string; targetId?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
@@ -31,45 +31,59 @@ export function CopyButton({ text, label = 'Copy', targetId }: { text: string; l
   );
 }
 
-/** One message at a time for a page; any new action or context replaces or clears it. */
+/**
+ * One message at a time for a page; any new action or context replaces or clears it. A message is
+ * either announced or focused, never both (a focused message inside a live region was read twice):
+ * by default it goes into its live region and focus stays where it is; `{ focus: true }` is for an
+ * action that takes the focused control away (a form closed, a key's Revoke gone), whose message
+ * is shown outside the live regions and takes focus, so it is read once, as the place focus landed.
+ */
 export function useFlash() {
-  const [flash, setFlash] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [flash, setFlash] = useState<{ kind: 'ok' | 'error'; text: string; focus: boolean } | null>(null);
+  const focused = useRef<HTMLParagraphElement | null>(null);
+  useEffect(() => {
+    if (flash?.focus) focusStatic(focused.current);
+  }, [flash]);
   // What the previous page's action left to say (an endpoint added or deleted), once this page's
   // live regions exist: text put into a region already on the page is what screen readers read.
   useEffect(() => {
     const text = takeAnnouncement();
-    if (text) setFlash({ kind: 'ok', text });
+    if (text) setFlash({ kind: 'ok', text, focus: false });
   }, []);
-  const ok = useCallback((text: string) => setFlash({ kind: 'ok', text }), []);
-  const fail = useCallback((err: unknown) => setFlash({ kind: 'error', text: failureText(err) }), []);
+  const ok = useCallback((text: string, { focus = false } = {}) => setFlash({ kind: 'ok', text, focus }), []);
+  const fail = useCallback((err: unknown) => setFlash({ kind: 'error', text: failureText(err), focus: false }), []);
   const clear = useCallback(() => setFlash(null), []);
-  /** Runs an action: clears the old message, shows success or the failure. */
-  const run = useCallback(async (action: () => Promise<unknown>, success?: string) => {
+  /**
+   * Runs an action: clears the old message, shows success or the failure. The success takes focus
+   * with `{ focus: true }`; a failure is always announced (the control that asked is still there).
+   */
+  const run = useCallback(async (action: () => Promise<unknown>, success?: string, { focus = false } = {}) => {
     setFlash(null);
     try {
       await action();
-      if (success) setFlash({ kind: 'ok', text: success });
+      if (success) setFlash({ kind: 'ok', text: success, focus });
       return true;
     } catch (err) {
-      setFlash({ kind: 'error', text: failureText(err) });
+      setFlash({ kind: 'error', text: failureText(err), focus: false });
       return false;
     }
   }, []);
-  // Both live regions are always on the page, the message put into one of them: a region inserted
-  // with its text already in it is often not read out.
-  const message = (kind: 'ok' | 'error') =>
-    flash?.kind === kind ? (
-      <p className={`flash-message ${kind === 'ok' ? 'notice' : 'error-banner'}`}>
+  const message = (kind: 'ok' | 'error', focus: boolean) =>
+    flash?.kind === kind && flash.focus === focus ? (
+      <p className={`flash-message ${kind === 'ok' ? 'notice' : 'error-banner'}`} ref={focus ? focused : undefined} tabIndex={focus ? -1 : undefined}>
         {flash.text}
         <button type="button" className="link dismiss" aria-label="Dismiss message" onClick={clear}>
           ×
         </button>
       </p>
     ) : null;
+  // Both live regions are always on the page, an announced message put into one of them: a region
+  // inserted with its text already in it is often not read out.
   const view = (
     <div className="flash">
-      <div role="status">{message('ok')}</div>
-      <div role="alert">{message('error')}</div>
+      {message('ok', true)}
+      <div role="status">{message('ok', false)}</div>
+      <div role="alert">{message('error', false)}</div>
     </div>
   );
   return { ok, fail, clear, run, view };
