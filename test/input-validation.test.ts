@@ -214,6 +214,9 @@ describe('values the service would change or could never use', () => {
       () => raw('POST', '/api/integrations/v1/products', '{"title":"Huge","variants":[{"sku":"HUGE","price":1,"weight":1e400}]}', bearer()),
       [['/variants/0/weight', 'out_of_range']],
     );
+    // Nested too deep for a second parse: refused by validation, not a 500.
+    const deep = `{"title":"Deep","variants":[{"sku":"DEEP","price":1,"weight":${'['.repeat(300_000)}1e-400${']'.repeat(300_000)}}]}`;
+    expect((await raw('POST', '/api/integrations/v1/products', deep, bearer())).statusCode).toBe(422);
     // A zero in any spelling, and the smallest numbers a double holds, are numbers like any other.
     for (const [sku, price] of [
       ['ZERO-E', '0e-400'],

@@ -84,15 +84,22 @@ const TOO_LARGE = Symbol('a number that parses to infinity');
 /** Field errors for the numbers of `text` (valid JSON) that parse to infinity, or to 0 without being 0. */
 function unrepresentableNumbers(text: string): FieldError[] {
   if (!HUGE_OR_TINY.test(text)) return [];
-  const marked: unknown = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
-    typeof value !== 'number'
-      ? value
-      : !Number.isFinite(value)
-        ? TOO_LARGE
-        : value === 0 && /[1-9]/.test((context?.source ?? '').split(/[eE]/)[0])
-          ? TOO_SMALL
-          : value,
-  );
+  let marked: unknown;
+  try {
+    marked = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+      typeof value !== 'number'
+        ? value
+        : !Number.isFinite(value)
+          ? TOO_LARGE
+          : value === 0 && /[1-9]/.test((context?.source ?? '').split(/[eE]/)[0])
+            ? TOO_SMALL
+            : value,
+    );
+  } catch {
+    // A reviver recurses: a body nested some 10,000 levels deep overflows the stack. No schema
+    // takes such a body (free-form values nest at most 32 levels), so validation refuses it.
+    return [];
+  }
   const errors: FieldError[] = [];
   const stack: { value: unknown; path: string }[] = [{ value: marked, path: '' }];
   while (stack.length) {
