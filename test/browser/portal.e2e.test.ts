@@ -2,8 +2,9 @@
 // made-up host name mapped to loopback (http://portal.test:<port>): a non-secure context, so the
 // copy buttons must work without navigator.clipboard, while all traffic stays on 127.0.0.1.
 // Covers keys, endpoints (create, edit, delete), deliveries that fail then succeed, a DNS failure,
-// resend, the request log found by X-Request-Id, events and the overview, at 1280 px and 390 px,
-// with no console errors on any page. Screenshots of every page go to test-results/screenshots/.
+// resend, the request log found by X-Request-Id, events and the overview, a session that ends under
+// an open page (and under a form with typing in it), at 1280 px and 390 px, with no console errors
+// on any page. Screenshots of every page go to test-results/screenshots/.
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
@@ -84,12 +85,32 @@ const invalidMarks = (boxes: Locator) =>
 
 const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name });
 
-/** Signs in as the test's portal user from the sign-in form. */
-async function signIn() {
-  await page.getByLabel('Email').fill('ops@acme.test');
-  await page.getByLabel('Password').fill('correct horse battery');
+/** Signs in from the sign-in form, as the test's portal user unless told. */
+async function signIn(email = 'ops@acme.test', password = 'correct horse battery') {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
+
+const SESSION_ENDED = 'Your session has ended. Sign in again to go on where you were.';
+const UNSAVED = 'Your session ended before this was saved. Check it and save again.';
+
+/** The session ended under a page: every failed load since the last check was a 401 (a page's parallel requests may each find it gone). */
+function expectSessionEndLoads() {
+  const statuses = consoleErrors.map((e) => /status of (\d{3})/.exec(e)?.[1] ?? e);
+  expect([statuses.length > 0, [...new Set(statuses)]]).toEqual([true, ['401']]);
+  consoleErrors = [];
+}
+
+/** A form's fields as typed and ticked: "name=value" for each text field, "✓ label" for each ticked checkbox or radio. */
+const fieldsOf = (form: Locator) =>
+  form
+    .locator('input')
+    .evaluateAll((els) =>
+      (els as HTMLInputElement[]).flatMap((e) =>
+        e.type === 'checkbox' || e.type === 'radio' ? (e.checked ? [`✓ ${e.closest('label')?.textContent?.trim()}`] : []) : [`${e.name}=${e.value}`],
+      ),
+    );
 
 /** Opens a section while it is still empty (screenshot of the empty state), then its create form. */
 async function openEmptyForm(section: string, emptyText: string, shotName: string, createButton: string) {
@@ -576,6 +597,138 @@ describe('portal in a browser', () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/portal/overview');
     expect(await page.getByRole('navigation', { name: 'Sections' }).locator('[aria-current="page"]').textContent()).toBe('Overview');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  }, 60_000);
+
+  it('a form submitted after its session ended comes back after signing in as it was, unsaved and saying so, and the next submit saves it once (the typing was lost)', async () => {
+    const keysLabelled = (label: string) =>
+      t.database.db.selectFrom('api_keys').select(['scopes', 'location_ids']).where('merchant_id', '=', m.id).where('label', '=', label).execute();
+    await signIn();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await nav('API keys').click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const form = page.getByRole('form', { name: 'Create API key' });
+    await form.getByRole('textbox', { name: 'Label', exact: true }).fill('Draft key');
+    await form.getByRole('checkbox', { name: /^orders\.read/ }).check();
+    await form.getByRole('checkbox', { name: /^inventory\.write/ }).check();
+    await form.getByRole('radio', { name: 'Specific locations' }).click();
+    await form.getByRole('checkbox', { name: 'Location 2' }).check();
+    const typed = await fieldsOf(form);
+    expect(typed).toContain('✓ Location 2');
+    // The session ends elsewhere; the submit finds it gone.
+    await t.database.db.deleteFrom('portal_sessions').execute();
+    await form.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('status').getByText(SESSION_ENDED).waitFor();
+    expectOnlyFailedLoads(401);
+    await signIn();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    // The form again, as it was, and not sent by itself: nothing was saved, the person saves it.
+    await form.waitFor();
+    expect(await fieldsOf(form)).toEqual(typed);
+    await until(() => form.getByRole('alert').textContent()).toBe(UNSAVED);
+    // Announced as the form's message, focus on its submit button, as a refused submit leaves them.
+    await until(focused).toBe('button:Create key');
+    expect(await liveRegionOf(form.getByText(UNSAVED))).toBe('alert');
+    expect(await keysLabelled('Draft key')).toEqual([]);
+    await shot('26-form-given-back-after-sign-in');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    await until(focused).toMatch(/^p:Key “Draft key” created\./);
+    expect(await keysLabelled('Draft key')).toEqual([{ scopes: ['orders.read', 'inventory.write'], location_ids: [m.locations[1]] }]);
+    // Given back once: the form opens empty again, after leaving the page or reloading it.
+    await page.getByRole('button', { name: 'I have stored it — close' }).click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect(await fieldsOf(form)).toEqual(['label=', '✓ All locations']);
+    await nav('Webhooks').click();
+    await nav('API keys').click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('button', { name: 'Create key' }).waitFor();
+    expect(await form.count()).toBe(0);
+    await page.reload();
+    await page.getByRole('button', { name: 'Create key' }).waitFor();
+    expect([await form.count(), await page.getByText(UNSAVED).count()]).toEqual([0, 0]);
+    expect(await keysLabelled('Draft key')).toHaveLength(1);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  }, 60_000);
+
+  it("an edit form open when a sign-out in another tab ends the session comes back with its changes after signing in (the page's refresh found it gone first), once", async () => {
+    const saved = async () => {
+      const e = json(await m.op('GET', `/webhook-endpoints/${endpointId}`), 200, 'getWebhookEndpoint').data;
+      return [e.description, e.events, e.location_ids];
+    };
+    const before = await saved();
+    await signIn();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.goto(`${base}/portal/webhooks/${endpointId}`);
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const form = page.getByRole('form', { name: 'Edit webhook endpoint' });
+    await form.getByLabel('Description (optional)').fill('Typed before the sign-out');
+    await form.getByRole('checkbox', { name: 'order.cancelled' }).check();
+    await form.getByRole('radio', { name: 'All locations' }).click();
+    const typed = await fieldsOf(form);
+    expect(typed).toContain('✓ order.cancelled');
+    const other = await browser.newPage();
+    await other.goto(`${base}/portal/overview`);
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await other.getByRole('button', { name: 'Sign in' }).waitFor();
+    await other.close();
+    // The page's refresh (every 3 s) finds the session gone before any submit.
+    await page.getByRole('status').getByText(SESSION_ENDED).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/portal/webhooks/${endpointId}`);
+    expectSessionEndLoads();
+    await signIn();
+    await form.waitFor();
+    expect(await fieldsOf(form)).toEqual(typed);
+    await until(() => form.getByRole('alert').textContent()).toBe(UNSAVED);
+    await until(focused).toBe('button:Save changes');
+    expect(await saved()).toEqual(before);
+    // Closed, it is gone: opened again, the form shows the endpoint as saved, without the message.
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    expect(await form.getByLabel('Description (optional)').inputValue()).toBe(before[0]);
+    expect(await form.getByRole('checkbox', { name: 'order.cancelled' }).isChecked()).toBe(false);
+    expect(await form.getByRole('alert').textContent()).toBe('');
+    await page.keyboard.press('Escape');
+    expect(await saved()).toEqual(before);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  }, 60_000);
+
+  it('a draft is given back only to the user who typed it: another user signing in at that address gets the page without it, and it is dropped', async () => {
+    json(await m.op('POST', '/users', { email: 'second@acme.test', password: 'another horse battery' }), 201, 'createPortalUser');
+    /** How many fields of the page hold `text`. */
+    const typedAnywhere = (text: string) =>
+      page.locator('input').evaluateAll((els, t) => (els as HTMLInputElement[]).filter((e) => e.value.includes(t)).length, text);
+    await signIn();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await nav('Webhooks').click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const form = page.getByRole('form', { name: 'Add webhook endpoint' });
+    await form.getByLabel('URL').fill('https://first-user.example/hooks');
+    await form.getByLabel('Description (optional)').fill('Typed by the first user');
+    await form.getByRole('checkbox', { name: 'order.created' }).check();
+    await t.database.db.deleteFrom('portal_sessions').execute();
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('status').getByText(SESSION_ENDED).waitFor();
+    expectOnlyFailedLoads(401);
+    await signIn('second@acme.test', 'another horse battery');
+    await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor();
+    await until(() => page.getByText('Loading…').count()).toBe(0);
+    expect(await page.locator('.email').textContent()).toBe('second@acme.test');
+    expect([await form.count(), await page.getByText(UNSAVED).count(), await typedAnywhere('first-user.example')]).toEqual([0, 0, 0]);
+    // Dropped, not kept for later: the second user's session ends too (on another page, left with
+    // Back while signed out), and the first user signing in again at that address gets nothing.
+    await t.database.db.deleteFrom('portal_sessions').execute();
+    await page.locator('table a').first().click();
+    await page.getByRole('status').getByText(SESSION_ENDED).waitFor();
+    expectSessionEndLoads();
+    await page.goBack();
+    await until(() => new URL(page.url()).pathname).toBe('/portal/webhooks');
+    await signIn();
+    await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor();
+    await until(() => page.getByText('Loading…').count()).toBe(0);
+    expect([await form.count(), await page.getByText(UNSAVED).count(), await typedAnywhere('first-user.example')]).toEqual([0, 0, 0]);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   }, 60_000);

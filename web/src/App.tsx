@@ -9,6 +9,7 @@ import { WebhooksPage, EndpointPage } from './WebhooksPage.tsx';
 import { FormError, TextField, useFormSubmit } from './forms.tsx';
 import { LoadError } from './ui.tsx';
 import { focusHeading, keepFocus } from './focus.ts';
+import { draftsBelongTo, dropUntakenDraft, keepOpenForm } from './drafts.ts';
 import type { Shared } from './shared.tsx';
 
 /** The path shown, its navigation, and a resync with the address bar (after sign-in). */
@@ -53,7 +54,13 @@ function usePageArrival(title: string, signedInHere: boolean) {
   useEffect(() => {
     if (!main) return;
     let stopWaiting = () => {};
-    if (arrivals.current++ > 0 || signedInHere) requestAnimationFrame(() => (stopWaiting = focusHeading(main)));
+    // A page that has put focus on one of its controls itself (a form given back after signing in,
+    // on its submit button) keeps it.
+    const focusedItself = () => document.activeElement !== main && main.contains(document.activeElement);
+    if (arrivals.current++ > 0 || signedInHere)
+      requestAnimationFrame(() => {
+        if (!focusedItself()) stopWaiting = focusHeading(main);
+      });
     const stopKeeping = keepFocus(main);
     return () => {
       stopWaiting();
@@ -74,9 +81,10 @@ export function App() {
   const mainRef = usePageArrival(titleOf(pathname, !!session && !!shared), signedInHere);
 
   // A page whose request finds the session gone shows the sign-in form; the address stays, so
-  // signing in returns to that page.
+  // signing in returns to that page, and the form that was open there comes back with its changes.
   useEffect(() => {
     onSessionLost(() => {
+      keepOpenForm();
       setSession((s) => (s ? null : s));
       setSessionEnded(true);
     });
@@ -90,6 +98,7 @@ export function App() {
       resync();
       const s = await api<SessionInfo | null>('GET', '/session');
       if (!s) return setSession(null);
+      draftsBelongTo(s.user.id);
       setCsrf(s.csrf_token);
       const [meta, locations] = await Promise.all([api<Meta>('GET', '/meta'), api<Location[]>('GET', '/locations')]);
       setShared({ meta, locations });
@@ -99,6 +108,11 @@ export function App() {
     }
   }, [resync]);
   useEffect(() => void load(), [load]);
+  // The first page shown after signing in has taken its form's draft as it rendered; any other is
+  // dropped, never to open a form later.
+  useEffect(() => {
+    if (session && shared) dropUntakenDraft();
+  }, [session, shared]);
 
   if (bootError)
     return (
@@ -123,6 +137,7 @@ export function App() {
       await api('POST', '/logout');
     } catch {}
     setSessionEnded(false);
+    draftsBelongTo(null);
     setSession(null);
     history.replaceState(null, '', '/portal');
   };

@@ -3,12 +3,15 @@ import { api, when, type ApiKey, type NewApiKey } from './api.ts';
 import { LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
 import { escapeCancels, FormEnd, GroupCheckbox, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
 import { focusSoon } from './focus.ts';
+import { useKeptIfSessionEnds, useRestoredDraft } from './drafts.ts';
 import { DataTable, EmptyCard, type Column } from './lists.tsx';
 import { Confirm, CopyButton, LoadedList, PageHead, useFlash, useLoad } from './ui.tsx';
 
 export function KeysPage({ meta, locations }: Shared) {
   const keys = useLoad(() => api<ApiKey[]>('GET', '/api-keys'), []);
-  const [creating, setCreating] = useState(false);
+  // The form open when the session ended comes back open, with what was typed in it.
+  const [draft, forgetDraft] = useRestoredDraft<KeyDraft>('api-key');
+  const [creating, setCreating] = useState(draft !== null);
   const [created, setCreated] = useState<NewApiKey | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const flash = useFlash();
@@ -115,12 +118,15 @@ export function KeysPage({ meta, locations }: Shared) {
         <KeyForm
           meta={meta}
           locations={locations}
+          draft={draft}
           onCancel={() => {
             setCreating(false);
+            forgetDraft();
             focusSoon('create-key');
           }}
           onCreated={(k) => {
             setCreating(false);
+            forgetDraft();
             setCreated(k);
             // The focused submit button goes with the form: focus moves to this message.
             flash.ok(`Key “${k.label}” created. Copy its secret now: it is shown only once.`, { focus: true });
@@ -171,12 +177,27 @@ const keyFormErrors = (label: string, scopes: string[], locationIds: string[] | 
   location_ids: locationChoiceError(locationIds),
 });
 
-function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' | 'locations'> & { onCancel: () => void; onCreated: (k: NewApiKey) => void }) {
-  const [label, setLabel] = useState('');
-  const [scopes, setScopes] = useState<string[]>([]);
-  const [locationIds, setLocationIds] = useState<string[] | null>(null);
-  const { errors, formError, busy, submitWith, edits, field } = useFormSubmit();
+/** What the key form keeps when the session ends under it (drafts.ts). */
+interface KeyDraft {
+  label: string;
+  scopes: string[];
+  locationIds: string[] | null;
+}
+
+function KeyForm({
+  meta,
+  locations,
+  draft,
+  onCancel,
+  onCreated,
+}: Pick<Shared, 'meta' | 'locations'> & { draft: KeyDraft | null; onCancel: () => void; onCreated: (k: NewApiKey) => void }) {
+  const [label, setLabel] = useState(draft?.label ?? '');
+  const [scopes, setScopes] = useState<string[]>(draft?.scopes ?? []);
+  const [locationIds, setLocationIds] = useState<string[] | null>(draft?.locationIds ?? null);
+  const { errors, formError, busy, submitWith, edits, field } = useFormSubmit({ restored: draft !== null });
   const editScopes = edits('scopes', setScopes);
+  const dirty = label !== '' || scopes.length > 0 || locationIds !== null;
+  useKeptIfSessionEnds('api-key', (): KeyDraft | undefined => (dirty ? { label, scopes, locationIds } : undefined));
 
   const submit = submitWith(
     () => keyFormErrors(label, scopes, locationIds),
@@ -187,19 +208,13 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
   // Scopes an alias already grants are shown as included.
   const implied = new Set(scopes.flatMap((s) => meta.scope_aliases[s] ?? []));
   return (
-    <form
-      className="card form"
-      onSubmit={submit}
-      onKeyDown={escapeCancels(onCancel, label !== '' || scopes.length > 0 || locationIds !== null)}
-      noValidate
-      aria-label="Create API key"
-    >
+    <form className="card form" onSubmit={submit} onKeyDown={escapeCancels(onCancel, dirty)} noValidate aria-label="Create API key">
       <h2>New API key</h2>
       <TextField
         className="field"
         label="Label"
         placeholder="e.g. Acme 3PL – Main warehouse"
-        autoFocus
+        autoFocus={draft === null}
         {...field('label', label, setLabel, { formMessage: true })}
       />
       <PresetCheckboxes
@@ -236,7 +251,7 @@ function KeyForm({ meta, locations, onCancel, onCreated }: Pick<Shared, 'meta' |
         </div>
       </PresetCheckboxes>
       <LocationChooser name="key" locations={locations} value={locationIds} onChange={edits('location_ids', setLocationIds)} error={errors.location_ids} />
-      <FormEnd formError={formError} busy={busy} action="Create key" onCancel={onCancel} />
+      <FormEnd formError={formError} busy={busy} action="Create key" onCancel={onCancel} restored={draft !== null} />
     </form>
   );
 }

@@ -3,6 +3,7 @@ import { api, percent, when, type DeliveryDetail, type EndpointWithHealth, type 
 import { Link, LocationChooser, locationChoiceError, locationNames, type Shared } from './shared.tsx';
 import { escapeCancels, FormEnd, GroupCheckbox, PresetCheckboxes, TextField, toggled, useFormSubmit } from './forms.tsx';
 import { announceNext, focusSoon } from './focus.ts';
+import { useKeptIfSessionEnds, useRestoredDraft } from './drafts.ts';
 import { DataTable, deliveryOutcomeColumns, EmptyCard, OlderButton, usePagedList, type Column } from './lists.tsx';
 import { Card, Confirm, CopyButton, LoadedList, LoadError, PageHead, StatusBadge, useFlash, useLoad } from './ui.tsx';
 
@@ -51,7 +52,9 @@ export function DisabledNote({ endpoint }: { endpoint: EndpointWithHealth }) {
 
 export function WebhooksPage({ meta, locations, navigate }: Shared) {
   const endpoints = useLoad(() => api<EndpointWithHealth[]>('GET', '/webhook-endpoints'), []);
-  const [creating, setCreating] = useState(false);
+  // The form open when the session ended comes back open, with what was typed in it.
+  const [draft, forgetDraft] = useRestoredDraft<EndpointDraft>('endpoint-create');
+  const [creating, setCreating] = useState(draft !== null);
   // Says what the page before left to say ("Endpoint deleted"): this page had no message region,
   // and the message came up later on another page.
   const flash = useFlash();
@@ -95,8 +98,10 @@ export function WebhooksPage({ meta, locations, navigate }: Shared) {
         <EndpointForm
           meta={meta}
           locations={locations}
+          draft={draft}
           onCancel={() => {
             setCreating(false);
+            forgetDraft();
             focusSoon('add-endpoint');
           }}
           onSaved={(e) => {
@@ -119,25 +124,45 @@ export function WebhooksPage({ meta, locations, navigate }: Shared) {
   );
 }
 
-/** Create (no `editing`) or edit an endpoint: the same fields, rules and errors. */
+/** What the endpoint form keeps when the session ends under it (drafts.ts). */
+interface EndpointDraft {
+  url: string;
+  description: string;
+  events: string[];
+  locationIds: string[] | null;
+}
+
+/**
+ * Create (no `editing`) or edit an endpoint: the same fields, rules and errors. A `draft` (the form's
+ * changes when the session ended) takes the place of the endpoint's values.
+ */
 function EndpointForm({
   meta,
   locations,
   editing,
+  draft,
   onCancel,
   onSaved,
-}: Pick<Shared, 'meta' | 'locations'> & { editing?: EndpointWithHealth; onCancel: () => void; onSaved: (e: { id: string }) => void }) {
-  const [url, setUrl] = useState(editing?.url ?? '');
-  const [description, setDescription] = useState(editing?.description ?? '');
-  const [events, setEvents] = useState<string[]>(editing?.events ?? []);
-  const [locationIds, setLocationIds] = useState<string[] | null>(editing?.location_ids ?? null);
-  const { errors, formError, busy, submitWith, edits, field } = useFormSubmit();
+}: Pick<Shared, 'meta' | 'locations'> & {
+  editing?: EndpointWithHealth;
+  draft: EndpointDraft | null;
+  onCancel: () => void;
+  onSaved: (e: { id: string }) => void;
+}) {
+  const [url, setUrl] = useState(draft?.url ?? editing?.url ?? '');
+  const [description, setDescription] = useState(draft?.description ?? editing?.description ?? '');
+  const [events, setEvents] = useState<string[]>(draft?.events ?? editing?.events ?? []);
+  const [locationIds, setLocationIds] = useState<string[] | null>(draft ? draft.locationIds : (editing?.location_ids ?? null));
+  const { errors, formError, busy, submitWith, edits, field } = useFormSubmit({ restored: draft !== null });
   const editEvents = edits('events', setEvents);
   const dirty =
     url !== (editing?.url ?? '') ||
     description !== (editing?.description ?? '') ||
     events.join() !== (editing?.events ?? []).join() ||
     JSON.stringify(locationIds) !== JSON.stringify(editing?.location_ids ?? null);
+  useKeptIfSessionEnds(editing ? 'endpoint-edit' : 'endpoint-create', (): EndpointDraft | undefined =>
+    dirty ? { url, description, events, locationIds } : undefined,
+  );
   const submit = submitWith(
     () => ({
       url: !url.trim() && 'Enter the https URL of your receiver.',
@@ -165,7 +190,7 @@ function EndpointForm({
         className="field"
         label="URL"
         placeholder="https://warehouse.example.com/webhooks"
-        autoFocus
+        autoFocus={draft === null}
         {...field('url', url, setUrl, { formMessage: true })}
       />
       <TextField className="field" label="Description (optional)" {...field('description', description, setDescription)} />
@@ -179,7 +204,7 @@ function EndpointForm({
         </div>
       </PresetCheckboxes>
       <LocationChooser name="endpoint" locations={locations} value={locationIds} onChange={edits('location_ids', setLocationIds)} error={errors.location_ids} />
-      <FormEnd formError={formError} busy={busy} action={editing ? 'Save changes' : 'Add endpoint'} onCancel={onCancel} />
+      <FormEnd formError={formError} busy={busy} action={editing ? 'Save changes' : 'Add endpoint'} onCancel={onCancel} restored={draft !== null} />
     </form>
   );
 }
@@ -191,7 +216,10 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
   const log = usePagedList<PortalDelivery>(`/webhook-endpoints/${id}/deliveries`, {}, (err) => flash.fail(err));
   const [secret, setSecret] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'rotate' | 'delete' | null>(null);
-  const [editing, setEditing] = useState(false);
+  // The edit form open when the session ended comes back open, with its changes (this page's own
+  // refresh is what usually finds the session gone, before any submit).
+  const [draft, forgetDraft] = useRestoredDraft<EndpointDraft>('endpoint-edit');
+  const [editing, setEditing] = useState(draft !== null);
 
   useEffect(() => {
     // The log and the health line follow deliveries as they happen; the log only while its older
@@ -331,13 +359,16 @@ export function EndpointPage({ id, meta, locations, navigate }: Shared & { id: s
           meta={meta}
           locations={locations}
           editing={endpoint}
+          draft={draft}
           onCancel={() => {
             setEditing(false);
+            forgetDraft();
             focusSoon('edit-endpoint');
           }}
           onSaved={async () => {
             // The focused submit button goes with the form: focus moves to this message.
             setEditing(false);
+            forgetDraft();
             flash.ok('Endpoint saved.', { focus: true });
             await reload();
           }}

@@ -2,6 +2,7 @@
 // and one submit (local checks, then the request, then the API's field errors).
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ApiError } from './api.ts';
+import { UNSAVED_TEXT } from './drafts.ts';
 import { focusSoon } from './focus.ts';
 import { CancelButton } from './ui.tsx';
 
@@ -118,14 +119,27 @@ export function FormError({ text }: { text: string }) {
 /**
  * The end of a create or edit form: its message, the submit button and Cancel. The button stays
  * focusable while the request runs (aria-disabled; useFormSubmit ignores a second submit): a
- * disabled button loses focus to <body>.
+ * disabled button loses focus to <body>. A form given back after signing in (`restored`) opens with
+ * focus on it, as its refused submit left it, the form's message above it announced.
  */
-export function FormEnd({ formError, busy, action, onCancel }: { formError: string; busy: boolean; action: string; onCancel: () => void }) {
+export function FormEnd({
+  formError,
+  busy,
+  action,
+  onCancel,
+  restored = false,
+}: {
+  formError: string;
+  busy: boolean;
+  action: string;
+  onCancel: () => void;
+  restored?: boolean;
+}) {
   return (
     <>
       <FormError text={formError} />
       <div className="buttons">
-        <button className="primary" type="submit" aria-disabled={busy || undefined}>
+        <button className="primary" type="submit" aria-disabled={busy || undefined} autoFocus={restored}>
           {action}
         </button>
         <CancelButton onClick={onCancel} />
@@ -160,11 +174,16 @@ export const toggled = (list: string[], value: string, checked: boolean) => (che
 /**
  * A form's submit, the same for every form: the local checks first (field → message, or false
  * when the field is fine; any message stops the request), then the request; a refusal shows the API's field errors and message, any
- * other failure `failed`.
+ * other failure `failed`. A form `restored` from a draft (drafts.ts) says it was not saved.
  */
-export function useFormSubmit() {
+export function useFormSubmit({ restored = false } = {}) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState('');
+  // Put in after the form's first render, into its message region already on the page: a region
+  // inserted with its text in it is often not read out.
+  useEffect(() => {
+    if (restored) setFormError(UNSAVED_TEXT);
+  }, [restored]);
   const [busy, setBusy] = useState(false);
   const sending = useRef(false);
   // The form's message only points at the fields ("Check the highlighted fields."): once every
