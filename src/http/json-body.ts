@@ -101,15 +101,9 @@ function unrepresentableNumbers(text: string): FieldError[] {
     return [];
   }
   const errors: FieldError[] = [];
-  const stack: { value: unknown; path: string }[] = [{ value: marked, path: '' }];
-  while (stack.length) {
-    const { value, path } = stack.pop()!;
+  for (const { value, path } of nodes(marked)) {
     if (value === TOO_LARGE) errors.push({ path, message: 'must be a finite number', code: 'out_of_range' });
     else if (value === TOO_SMALL) errors.push({ path, message: 'is too small a number to hold (it would be read as 0)', code: 'out_of_range' });
-    else if (value !== null && typeof value === 'object') {
-      const keys = Object.keys(value);
-      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (value as Record<string, unknown>)[keys[i]], path: `${path}/${escapePointer(keys[i])}` });
-    }
   }
   return errors;
 }
@@ -127,21 +121,32 @@ function forbiddenKeyIn(text: string): string | null {
 
 /**
  * The pointer of the first `__proto__` key, or `constructor` holding `prototype`, in a parsed value
- * (JSON.parse makes them own keys), depth first in key order. With a stack of its own: a body
- * nested 500,000 levels deep fits in 1 MiB, and recursion overflowed the call stack, which made a
- * deep key a 400 "not valid JSON".
+ * (JSON.parse makes them own keys), depth first in key order.
  */
 function forbiddenKey(value: unknown): string | null {
-  const stack: { value: unknown; path: string }[] = [{ value, path: '' }];
-  while (stack.length) {
-    const { value: node, path } = stack.pop()!;
+  for (const { value: node, path } of nodes(value)) {
     if (node === null || typeof node !== 'object') continue;
     const entries = node as Record<string, unknown>;
     if (Object.hasOwn(entries, '__proto__')) return `${path}/__proto__`;
     const ctor = Object.hasOwn(entries, 'constructor') ? entries.constructor : undefined;
     if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return `${path}/constructor`;
-    const keys = Object.keys(entries);
-    for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: entries[keys[i]], path: `${path}/${escapePointer(keys[i])}` });
   }
   return null;
+}
+
+/**
+ * Every value of a parsed JSON value with its JSON pointer, depth first in key order. With a stack
+ * of its own: a body nested 500,000 levels deep fits in 1 MiB, and recursion overflowed the call
+ * stack, which made a deep key a 400 "not valid JSON".
+ */
+function* nodes(root: unknown): Generator<{ value: unknown; path: string }> {
+  const stack: { value: unknown; path: string }[] = [{ value: root, path: '' }];
+  while (stack.length) {
+    const node = stack.pop()!;
+    yield node;
+    const { value, path } = node;
+    if (value === null || typeof value !== 'object') continue;
+    const keys = Object.keys(value);
+    for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (value as Record<string, unknown>)[keys[i]], path: `${path}/${escapePointer(keys[i])}` });
+  }
 }

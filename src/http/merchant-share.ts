@@ -15,7 +15,7 @@ export type EndTurn = () => void;
 export interface MerchantShare {
   /** Waits for one of the merchant's turns; refused with 503 after `waitMs`. */
   take(merchantId: string): Promise<EndTurn>;
-  /** Requests in progress for the merchant (tests, metrics). */
+  /** Requests in progress for the merchant (tests). */
   inProgress(merchantId: string): number;
 }
 
@@ -42,9 +42,8 @@ export function merchantShare(limit: number, waitMs: number): MerchantShare {
 
   return {
     take(merchantId) {
-      let turns = merchants.get(merchantId);
-      if (!turns) merchants.set(merchantId, (turns = { running: 0, waiting: [] }));
-      const t = turns;
+      const t = merchants.get(merchantId) ?? { running: 0, waiting: [] };
+      if (t.running === 0) merchants.set(merchantId, t);
       if (t.running < limit) {
         t.running++;
         return Promise.resolve(end(merchantId, t));

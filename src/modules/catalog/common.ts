@@ -28,10 +28,11 @@ export async function checkRefs(trx: Database, scope: Scope, checks: RefCheck[],
  * one query per table, however many checks name it.
  */
 export async function refProblems(trx: Database, scope: Scope, checks: RefCheck[]): Promise<FieldError[]> {
-  const ids = new Map<OwnedTable, Set<string>>();
-  for (const c of checks) for (const [, id] of c.refs) (ids.get(c.table) ?? ids.set(c.table, new Set()).get(c.table)!).add(id);
   const found = new Map<OwnedTable, Map<string, OwnKind>>();
-  for (const [table, own] of ids) found.set(table, await selectOwnIds(trx, scope, table, [...own]));
+  for (const [table, tableChecks] of Map.groupBy(checks, (c) => c.table)) {
+    const ids = new Set(tableChecks.flatMap((c) => c.refs.map(([, id]) => id)));
+    if (ids.size) found.set(table, await selectOwnIds(trx, scope, table, [...ids]));
+  }
   const errors: FieldError[] = [];
   for (const c of checks) {
     const article = /^[aeiou]/.test(c.what) ? 'an' : 'a';
