@@ -6,6 +6,7 @@
 // only: PGlite has no COPY FROM STDIN over this API; its writers keep the one-statement INSERT.
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { DEADLINE_MESSAGE, statementDeadline } from './prepared.ts';
 
 /** A value as one field of COPY's text format. Strings must already be storable (no NUL). */
 export type CopyValue = string | number | null;
@@ -29,11 +30,16 @@ export function copyInto(pool: pg.Pool, table: string, columns: readonly string[
   const statement = `copy ${table} (${columns.join(', ')}) from stdin`;
   return async (rows) => {
     const client = await pool.connect();
+    // Under the pool's statement deadline, as every statement (src/db/prepared.ts).
+    const finish = statementDeadline(pool)?.track(client);
     try {
       await new Promise<void>((resolve, reject) => {
         const stream = client.query(copyFrom(statement));
-        stream.on('finish', resolve);
-        stream.on('error', reject);
+        stream.on('finish', () => {
+          finish?.();
+          resolve();
+        });
+        stream.on('error', (err) => reject(finish?.() ? new Error(DEADLINE_MESSAGE) : err));
         stream.end(rows);
       });
     } catch (err) {

@@ -5,7 +5,7 @@ import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { ConfigError } from '../config.ts';
-import { sendStatements, StatementNames } from './prepared.ts';
+import { sendStatements, setStatementDeadline, StatementDeadline, StatementNames } from './prepared.ts';
 import type { DB } from './schema.ts';
 
 export type Database = Kysely<DB>;
@@ -72,11 +72,6 @@ export function postgresDatabase(
     // While the server is unreachable a request waits at most this long for a connection (then 503).
     connectionTimeoutMillis: 5_000,
     keepAlive: true,
-    // A statement with no answer for this long fails ("Query read timeout", answered 503), and
-    // sendStatements drops its connection: one that stopped answering (a network path that holds
-    // the TCP connection but passes nothing) held its request, or the webhook worker's claim, for
-    // ever, and every statement queued behind it (DATABASE_QUERY_TIMEOUT_MS).
-    query_timeout: queryTimeoutMs,
     // The server ends a session of ours left idle inside a transaction this long: a process that
     // froze (SIGSTOP, a swapped-out VM) or lost its way mid-transaction held its row locks, and held
     // back every merchant's event feed (its horizon is the oldest open transaction), with no bound.
@@ -89,9 +84,15 @@ export function postgresDatabase(
   // fails with the connection error (503), and on release the pool discards the broken client and
   // opens a new one on next use.
   const names = new StatementNames();
+  // A statement with no answer for queryTimeoutMs fails ("Query read timeout", answered 503) and its
+  // connection is dropped: one that stopped answering (a network path that holds the TCP connection
+  // but passes nothing) held its request, or the webhook worker's claim, for ever, and every
+  // statement queued behind it (DATABASE_QUERY_TIMEOUT_MS; 0: none, for migrations).
+  const deadline = queryTimeoutMs > 0 ? new StatementDeadline(queryTimeoutMs) : undefined;
+  if (deadline) setStatementDeadline(pool, deadline);
   pool.on('connect', (client) => {
     client.on('error', onConnectionError);
-    sendStatements(client, preparedStatements ? names : null);
+    sendStatements(client, preparedStatements ? names : null, deadline);
   });
   pool.on('error', onConnectionError);
   // Failing to get a connection at all is "unavailable", whatever the server's reason (refusing
@@ -101,7 +102,15 @@ export function postgresDatabase(
     end: () => pool.end(),
   };
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: source as unknown as pg.Pool }), log: logger(onQuery) });
-  return { db, kind: 'postgres', pool, close: () => db.destroy() };
+  return {
+    db,
+    kind: 'postgres',
+    pool,
+    close: () => {
+      deadline?.stop();
+      return db.destroy();
+    },
+  };
 }
 
 export function pgliteDatabase(pglite: PGlite, release: () => void = () => {}, onQuery?: QueryListener): DatabaseHandle {

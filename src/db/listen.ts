@@ -8,6 +8,7 @@
 // by the tests) by its own name.
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { statementDeadline } from './prepared.ts';
 
 export interface ListenOptions {
   channels: string[];
@@ -37,7 +38,8 @@ export function listen(pool: pg.Pool, options: ListenOptions, log: Pick<Logger, 
   async function connect() {
     retry = null;
     if (closed) return;
-    const c = new pg.Client({ ...pool.options, application_name: options.applicationName, keepAlive: true });
+    // pg's own query_timeout here: this connection's statements are few (LISTEN, a revocation's NOTIFY).
+    const c = new pg.Client({ ...pool.options, application_name: options.applicationName, keepAlive: true, query_timeout: statementDeadline(pool)?.ms });
     let lost = false;
     const onLost = (err?: Error) => {
       if (lost) return;

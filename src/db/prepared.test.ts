@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, onPostgres, type TestDatabase } from '../../test/helpers.ts';
 import { isConnectionFailure, postgresDatabase, withoutQueryTimeout, type DatabaseHandle } from './database.ts';
+import { copyInto } from './copy.ts';
 import { MAX_NAMED, PREPARE_AFTER } from './prepared.ts';
 
 // PostgreSQL only: PGlite runs in-process and has no prepared statements to keep.
@@ -134,6 +135,27 @@ describe.runIf(onPostgres())('the statement deadline (DATABASE_QUERY_TIMEOUT_MS)
     expect([(err as Error).message, isConnectionFailure(err)]).toEqual(['Query read timeout', true]);
     const after = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(handle.db)).rows[0].pid;
     expect(after).not.toBe(before);
+  });
+
+  it('a COPY past it fails the same way, and the pool drops its connection', async () => {
+    await sql`create table copy_deadline (a text)`.execute(handle.db);
+    const locker = new pg.Client({ connectionString: t.url! });
+    await locker.connect();
+    try {
+      await locker.query('begin; lock table copy_deadline in access exclusive mode');
+      const started = Date.now();
+      const err = await copyInto(handle.pool!, 'copy_deadline', ['a'])('x\n').catch((e: unknown) => e);
+      const waited = Date.now() - started;
+      expect([(err as Error).message, isConnectionFailure(err)]).toEqual(['Query read timeout', true]);
+      expect(waited).toBeGreaterThanOrEqual(1000);
+      expect(waited).toBeLessThan(3000);
+      await locker.query('rollback');
+      expect((handle.pool as pg.Pool).totalCount).toBe(0);
+      await copyInto(handle.pool!, 'copy_deadline', ['a'])('y\n');
+      expect((await sql<{ a: string }>`select a from copy_deadline`.execute(handle.db)).rows).toEqual([{ a: 'y' }]);
+    } finally {
+      await locker.end();
+    }
   });
 
   it('migrations run without it: they may build an index over a large table', async () => {

@@ -45,6 +45,71 @@ export class StatementNames {
 
 type Callback = (err: Error | null, result: pg.QueryResult) => void;
 
+/** What a statement past its deadline fails with (src/db/database.ts counts it a lost connection). */
+export const DEADLINE_MESSAGE = 'Query read timeout';
+
+interface Running {
+  client: pg.PoolClient;
+  startedAt: number;
+  timedOut: boolean;
+}
+
+/**
+ * The statement deadline (DATABASE_QUERY_TIMEOUT_MS) of one pool's connections: a statement with no
+ * answer for `ms` fails with DEADLINE_MESSAGE and its connection is dropped (pg would keep it, its
+ * next statements queued behind the one that never ends; the pool discards it on release). One
+ * sweep every tenth of the deadline (50 ms to 1 s) finds them, so a statement fails between `ms` and
+ * `ms` plus a tenth. Not pg's own `query_timeout`: its timer per statement holds the statement,
+ * and so its rows, where minor GCs cannot free them: they were promoted and collected by full GCs
+ * (the service's Node CPU per fulfillments page 185 → 460 µs at 1M; docs/decisions.md).
+ */
+export class StatementDeadline {
+  readonly ms: number;
+  private running = new Set<Running>();
+  private sweeper: NodeJS.Timeout;
+
+  constructor(ms: number) {
+    this.ms = ms;
+    this.sweeper = setInterval(() => this.sweep(), Math.max(50, Math.min(1_000, Math.floor(ms / 10))));
+    this.sweeper.unref();
+  }
+
+  /** Counts a statement on `client` from now; the function returned ends it and says whether it ran out. */
+  track(client: pg.PoolClient): () => boolean {
+    const r: Running = { client, startedAt: Date.now(), timedOut: false };
+    this.running.add(r);
+    return () => {
+      this.running.delete(r);
+      return r.timedOut;
+    };
+  }
+
+  private sweep(): void {
+    const due = Date.now() - this.ms;
+    for (const r of this.running) {
+      if (r.startedAt > due) continue;
+      r.timedOut = true;
+      this.running.delete(r);
+      dropConnection(r.client);
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+}
+
+const deadlines = new WeakMap<pg.Pool, StatementDeadline>();
+
+/** The deadline of `pool`'s statements (none: migrations' own pool, src/db/database.ts). */
+export function statementDeadline(pool: pg.Pool): StatementDeadline | undefined {
+  return deadlines.get(pool);
+}
+
+export function setStatementDeadline(pool: pg.Pool, deadline: StatementDeadline): void {
+  deadlines.set(pool, deadline);
+}
+
 /**
  * Ends the client at once: marked ending before it is released (pg-pool then discards it instead of
  * lending it out again), its socket destroyed rather than waiting for a goodbye that will not come.
@@ -64,7 +129,7 @@ export type CommitOutcomeUnknown = Error & { commitOutcomeUnknown?: true };
  * Make `client` send Kysely's statements (`query(text, values)`) in callback mode, by name where
  * `names` gives one (pg prepares each name once per connection); null names: always unnamed.
  */
-export function sendStatements(client: pg.PoolClient, names: StatementNames | null): void {
+export function sendStatements(client: pg.PoolClient, names: StatementNames | null, deadline?: StatementDeadline): void {
   const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: Callback) => unknown;
   // Set once a COMMIT fails: from then on (the COMMIT's own error, and the rollback's that Kysely
   // throws in its place) every error of this client says the write's outcome is unknown.
@@ -72,12 +137,13 @@ export function sendStatements(client: pg.PoolClient, names: StatementNames | nu
   client.query = ((config: unknown, values?: unknown, callback?: Callback) => {
     if (typeof config !== 'string' || !Array.isArray(values) || callback) return query(config, values, callback);
     const name = names?.nameOf(config);
+    const finish = deadline?.track(client);
     return new Promise<pg.QueryResult>((resolve, reject) => {
-      const done: Callback = (err, result) => {
-        if (!err) return resolve(result);
-        // No answer within query_timeout: the connection is dropped (pg would keep it, its next
-        // statements queued behind the one that never ends); the pool discards it on release.
-        if (err.message === 'Query read timeout') dropConnection(client);
+      const done: Callback = (failure, result) => {
+        const ranOut = finish?.() === true;
+        if (!failure) return resolve(result);
+        // Past the deadline the sweep dropped the connection, and pg failed the statement as lost.
+        const err = ranOut ? new Error(DEADLINE_MESSAGE) : failure;
         if (config === 'commit') commitFailed = true;
         if (commitFailed) (err as CommitOutcomeUnknown).commitOutcomeUnknown = true;
         reject(err);
