@@ -41,14 +41,7 @@ export interface Server {
   stop: () => Promise<void>;
 }
 
-/**
- * The service's environment for a run: rate limit out of the way, quiet logs, no demo data, and a
- * merchant's share of the process (MERCHANT_CONCURRENCY) as wide as wrk's ten connections, so the
- * service and the baseline serve a page at the same concurrency. With the default share of 5 half of
- * the benchmark's requests wait their merchant's turn (as designed for a merchant alone on a
- * process with more than 5 at once): `GET /orders/:id` 0.60 of the baseline against 0.65 with 10,
- * lists within the rounds' spread (docs/decisions.md, "Each merchant's share of an API process").
- */
+/** The service's environment for a run: rate limit out of the way, quiet logs, no demo data. */
 export function serviceEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
@@ -59,7 +52,6 @@ export function serviceEnv(extra: Record<string, string>): Record<string, string
     LOG_FORMAT: 'json',
     SEED_DEMO: 'false',
     RATE_LIMIT_PER_MINUTE: '1000000000',
-    MERCHANT_CONCURRENCY: '10',
     PLATFORM_ADMIN_TOKEN: OPERATOR_TOKEN,
     ...extra,
   };
