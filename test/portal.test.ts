@@ -175,6 +175,16 @@ describe('sign-in throttle', () => {
     expect((await signIn('beta@x.test', GOOD, '10.1.2.2')).res.statusCode).toBe(200);
   });
 
+  it("attempts from an address over its limit count for nothing else: they use up no email's budget", async () => {
+    json(await m.op('POST', '/users', { email: 'omega@x.test', password: GOOD }), 201, 'createPortalUser');
+    const spray = Array.from({ length: 20 }, (_, i) => [`spray${i}@x.test`, 'wrong', '10.1.9.1'] as [string, string, string]);
+    expect(await statuses(spray)).toEqual(Array(20).fill(401));
+    // 60 refused attempts on omega's email from the blocked address: before, each counted for the
+    // email too (and made a pair and an email count in memory), so omega was locked out everywhere.
+    expect(await statuses(Array.from({ length: 60 }, () => ['omega@x.test', 'wrong', '10.1.9.1'] as [string, string, string]))).toEqual(Array(60).fill(429));
+    expect((await signIn('omega@x.test', GOOD, '10.1.9.2')).res.statusCode).toBe(200);
+  });
+
   it('a successful sign-in does not use up the budget', async () => {
     json(await m.op('POST', '/users', { email: 'often@x.test', password: GOOD }), 201, 'createPortalUser');
     expect(await statuses(Array.from({ length: 8 }, () => ['often@x.test', GOOD, '10.1.3.1']))).toEqual(Array(8).fill(200));

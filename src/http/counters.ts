@@ -19,20 +19,38 @@ export interface CounterStore {
   reset(key: string): Promise<void>;
 }
 
+/** The most keys one process counts in memory (~25 MB); past it the oldest window is forgotten. */
+export const MAX_MEMORY_COUNTERS = 100_000;
+
 export class MemoryCounters implements CounterStore {
   private readonly counts = new Map<string, { count: number; resetAt: number }>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly maxKeys: number;
 
-  constructor(sweepEveryMs = 60_000) {
+  constructor(sweepEveryMs = 60_000, maxKeys = MAX_MEMORY_COUNTERS) {
     // Expired windows are dropped, so keys an attacker invents do not pile up.
     this.sweeper = setInterval(() => this.sweep(), sweepEveryMs);
     this.sweeper.unref();
+    this.maxKeys = maxKeys;
+  }
+
+  /** Keys counted now (tests). */
+  get size(): number {
+    return this.counts.size;
   }
 
   async hit(key: string, windowMs: number): Promise<Count> {
     const now = Date.now();
     let c = this.counts.get(key);
     if (!c || c.resetAt <= now) {
+      // Within a window, keys that arrive faster than windows end (addresses and emails invented
+      // by the thousand) are bounded by count: the oldest window goes first (a Map keeps the order
+      // keys were added in). Forgetting a count lets its key start again, so the bound is set far
+      // above what real sign-ins and sends use.
+      if (!c && this.counts.size >= this.maxKeys) {
+        this.sweep();
+        if (this.counts.size >= this.maxKeys) this.counts.delete(this.counts.keys().next().value!);
+      }
       c = { count: 0, resetAt: now + windowMs };
       this.counts.set(key, c);
     }

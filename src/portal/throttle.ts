@@ -7,9 +7,12 @@
 //   of a place they use.
 // An attempt is counted before the password is checked (parallel guesses cannot slip past the
 // limit between check and count) and taken back when it succeeds; a refused attempt costs no
-// password work.
+// password work. The address is counted first: an attempt from an address already over its limit
+// counts for nothing else, so a refused spray neither fills the store with a pair and an email
+// count per attempt (~480 bytes of memory each, unbounded at thousands a second) nor uses up the
+// emails' own budgets.
 import { createHash } from 'node:crypto';
-import type { CounterStore } from '../http/counters.ts';
+import type { Count, CounterStore } from '../http/counters.ts';
 import { AppError } from '../http/errors.ts';
 import { rateLimited } from '../metrics.ts';
 
@@ -24,6 +27,14 @@ export const SIGN_IN_LIMITS = {
 // Emails are hashed so the shared store holds no one's address.
 const id = (email: string) => createHash('sha256').update(email).digest('base64url').slice(0, 22);
 
+function refuse(over: Count[]): never {
+  const wait = Math.max(...over.map((c) => c.resetInMs));
+  rateLimited.inc({ limiter: 'portal_sign_in' });
+  throw new AppError('rate_limited', 'Too many failed sign-ins. Try again later.', undefined, {
+    'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))),
+  });
+}
+
 export function signInThrottle(store: CounterStore, limits = SIGN_IN_LIMITS) {
   const keys = (email: string, ip: string) => ({
     pair: `signin:pair:${id(email)}:${ip}`,
@@ -36,24 +47,13 @@ export function signInThrottle(store: CounterStore, limits = SIGN_IN_LIMITS) {
     /** Counts an attempt for this normalised email and address; throws 429 when one count is over its limit. */
     async attempt(email: string, ip: string): Promise<void> {
       const k = keys(email, ip);
-      const [pair, address, perEmail, known] = await Promise.all([
-        store.hit(k.pair, limits.windowMs),
-        store.hit(k.address, limits.windowMs),
-        store.hit(k.email, limits.windowMs),
-        store.peek(k.known),
-      ]);
-      const over = [
-        pair.count > limits.perEmailAndAddress ? pair : null,
-        address.count > limits.perAddress ? address : null,
-        perEmail.count > limits.perEmail && known.count === 0 ? perEmail : null,
-      ].filter((c) => c !== null);
-      if (over.length) {
-        const wait = Math.max(...over.map((c) => c.resetInMs));
-        rateLimited.inc({ limiter: 'portal_sign_in' });
-        throw new AppError('rate_limited', 'Too many failed sign-ins. Try again later.', undefined, {
-          'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))),
-        });
-      }
+      const address = await store.hit(k.address, limits.windowMs);
+      if (address.count > limits.perAddress) refuse([address]);
+      const [pair, perEmail, known] = await Promise.all([store.hit(k.pair, limits.windowMs), store.hit(k.email, limits.windowMs), store.peek(k.known)]);
+      const over = [pair.count > limits.perEmailAndAddress ? pair : null, perEmail.count > limits.perEmail && known.count === 0 ? perEmail : null].filter(
+        (c) => c !== null,
+      );
+      if (over.length) refuse(over);
     },
     /** The attempt was right: it does not count, the pair starts afresh, the address becomes known. */
     async succeeded(email: string, ip: string): Promise<void> {
