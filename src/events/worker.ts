@@ -22,6 +22,7 @@ import { webhookAttempts, webhookLatency } from '../metrics.ts';
 import { signatureHeader } from './signer.ts';
 import { createTransport, type PostResult } from './transport.ts';
 import type { DeliveryWake } from './wake.ts';
+import { RetryTimes } from './retry-times.ts';
 
 /**
  * When a retry `seconds` from now falls due, in SQL: cut to the millisecond, not rounded as the
@@ -140,9 +141,9 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
   const autoStart = options.autoStart !== false;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
-  // When the retries this worker scheduled fall due (rounded up to 50 ms, so that a burst shares
-  // one wake-up), and the one timer, set for the earliest of them.
-  const retriesDue = new Set<number>();
+  // When the retries this worker scheduled fall due (src/events/retry-times.ts), and the one timer,
+  // set for the earliest of them.
+  const retriesDue = new RetryTimes();
   let retryAt = Infinity;
   let retryTimer: NodeJS.Timeout | null = null;
 
@@ -444,9 +445,8 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
    */
   function wakeAt(at: number) {
     if (stopped) return;
-    const due = Math.ceil(at / 50) * 50;
-    retriesDue.add(due);
-    if (due < retryAt) armRetryTimer(due);
+    const due = retriesDue.add(at);
+    if (due !== null && due < retryAt) armRetryTimer(due);
   }
 
   function armRetryTimer(at: number) {
@@ -458,12 +458,7 @@ export function startWorker(db: Database, config: Config, log: Logger, options: 
   function retriesFallDue() {
     retryTimer = null;
     retryAt = Infinity;
-    const now = Date.now();
-    let next = Infinity;
-    for (const due of retriesDue) {
-      if (due <= now) retriesDue.delete(due);
-      else next = Math.min(next, due);
-    }
+    const next = retriesDue.takeDue(Date.now());
     if (next !== Infinity && !stopped) armRetryTimer(next);
     void kick();
   }
