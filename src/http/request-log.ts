@@ -43,6 +43,8 @@ export interface RequestLogOptions {
   enabled: boolean;
   /** Most entries held in memory; beyond it new entries are dropped (and counted). */
   maxBuffered?: number;
+  /** Most characters of URLs and problems held in memory (16M); beyond it, the same. */
+  maxBufferedChars?: number;
   /** Rows per statement (COPY or INSERT). */
   batchSize?: number;
   flushMs?: number;
@@ -50,7 +52,15 @@ export interface RequestLogOptions {
   pool?: pg.Pool;
 }
 
+const MAX_PATH = 2048;
 const MAX_QUERY = 1000;
+
+/** The part of a URL the log stores: its path's first MAX_PATH characters and its query's first MAX_QUERY. */
+function storedPart(url: string): string {
+  const q = url.indexOf('?');
+  const path = (q === -1 ? url : url.slice(0, q)).slice(0, MAX_PATH);
+  return q === -1 ? path : path + url.slice(q, q + 1 + MAX_QUERY);
+}
 const MAX_PROBLEM = 16_384;
 // Every portal user of the merchant reads the log for days: a secret a client put in its URL (a key
 // as ?api_key=, the README promises secrets are never logged) is replaced before it is stored.
@@ -78,6 +88,8 @@ class Columns {
   durationMs: number[] = [];
   problem: (string | null)[] = [];
   at: number[] = [];
+  /** Characters of the URLs and problems held. */
+  chars = 0;
   get length() {
     return this.at.length;
   }
@@ -105,6 +117,10 @@ export function isoMillis(): (at: number) => string {
 
 export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error'>, options: RequestLogOptions): RequestLogWriter {
   const maxBuffered = options.maxBuffered ?? 20_000;
+  // A count alone let 20,000 entries of 16 KB URLs and 16 KB problems hold ~650 MB while writes fell
+  // behind (found reading the code in a soak audit): the characters are bounded too, and a long URL
+  // is kept only as far as it will be stored.
+  const maxBufferedChars = options.maxBufferedChars ?? 16_000_000;
   const batchSize = options.batchSize ?? 500;
   let buffer = new Columns();
   let dropped = 0;
@@ -119,7 +135,7 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
     const q = url.indexOf('?');
     const p = c.problem[i];
     return {
-      path: makeStorable(redactSecrets((q === -1 ? url : url.slice(0, q)).slice(0, 2048))),
+      path: makeStorable(redactSecrets((q === -1 ? url : url.slice(0, q)).slice(0, MAX_PATH))),
       query: q === -1 ? null : makeStorable(redactQuery(url.slice(q + 1, q + 1 + MAX_QUERY))),
       durationMs: Math.round(c.durationMs[i] * 10) / 10 || 0,
       problem: p === null ? null : problemJson(p),
@@ -196,15 +212,18 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
     record(e) {
       if (!options.enabled || closed) return;
       const b = buffer;
-      if (b.length >= maxBuffered) {
+      const url = e.url.length > MAX_PATH + 1 + MAX_QUERY ? storedPart(e.url) : e.url;
+      const chars = url.length + (e.problem?.length ?? 0);
+      if (b.length >= maxBuffered || b.chars + chars > maxBufferedChars) {
         dropped++;
         return;
       }
+      b.chars += chars;
       b.merchantId.push(e.merchantId);
       b.apiKeyId.push(e.apiKeyId);
       b.requestId.push(e.requestId);
       b.method.push(e.method);
-      b.url.push(e.url);
+      b.url.push(url);
       b.status.push(e.status);
       b.errorCode.push(e.errorCode);
       b.durationMs.push(e.durationMs);

@@ -210,6 +210,37 @@ describe('API request log', () => {
     expect(warnings).toEqual([{ dropped: 2 }]);
   });
 
+  it("the writer's buffer is bounded in characters too, and keeps of a long URL only what is stored", async () => {
+    const writer = createRequestLog(t.database.db, { warn: () => {}, error: () => {} } as never, {
+      enabled: true,
+      maxBufferedChars: 3_100,
+      flushMs: 60_000,
+    });
+    const entry = (i: number, url: string) => ({
+      merchantId: m.id,
+      apiKeyId: keyId,
+      requestId: `00000000-0000-4000-8000-0000000002${String(i).padStart(2, '0')}`,
+      method: 'GET',
+      url,
+      status: 200,
+      errorCode: null,
+      durationMs: 1,
+      problem: null,
+      at: Date.now(),
+    });
+    // 16 KB sent; 2,048 characters of path and 1,000 of query stored, so 3,049 held.
+    writer.record(entry(0, `/chars/${'a'.repeat(8_000)}?q=${'b'.repeat(8_000)}`));
+    writer.record(entry(1, '/chars/short'));
+    writer.record(entry(2, `/chars/${'c'.repeat(100)}`));
+    await writer.close();
+    expect(writer.dropped).toBe(1);
+    const rows = await t.database.db.selectFrom('request_log').select(['path', 'query']).where('path', 'like', '/chars/%').orderBy('id').execute();
+    expect(rows).toEqual([
+      { path: `/chars/${'a'.repeat(2_041)}`, query: `q=${'b'.repeat(998)}` },
+      { path: '/chars/short', query: null },
+    ]);
+  });
+
   it('under load the writer writes full batches: entries recorded during a write wait for the next trigger', async () => {
     const writer = createRequestLog(t.database.db, { warn: () => {}, error: () => {} } as never, { enabled: true, batchSize: 4, flushMs: 60_000 });
     const entry = (i: number) => ({
