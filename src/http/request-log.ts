@@ -54,6 +54,7 @@ export interface RequestLogOptions {
 
 const MAX_PATH = 2048;
 const MAX_QUERY = 1000;
+const MAX_PROBLEM = 16_384;
 
 /** The part of a URL the log stores: its path's first MAX_PATH characters and its query's first MAX_QUERY. */
 function storedPart(url: string): string {
@@ -61,7 +62,7 @@ function storedPart(url: string): string {
   const path = (q === -1 ? url : url.slice(0, q)).slice(0, MAX_PATH);
   return q === -1 ? path : path + url.slice(q, q + 1 + MAX_QUERY);
 }
-const MAX_PROBLEM = 16_384;
+
 // Every portal user of the merchant reads the log for days: a secret a client put in its URL (a key
 // as ?api_key=, the README promises secrets are never logged) is replaced before it is stored.
 const SECRET_VALUE = new RegExp(`(?:${KEY_PREFIX}|whsec_)[^&/?#\\s]*`, 'g');
