@@ -237,4 +237,91 @@ describe.runIf(onPostgres())('shutdown with pipelined requests in flight', () =>
       if (service.child.exitCode === null) service.child.kill('SIGKILL');
     }
   }, 90_000);
+
+  it('a later pipelined request that finished first is answered too: the earlier answer does not close the connection under it', async () => {
+    const service = await startService();
+    const lock = new pg.Client({ connectionString: databases.at(-1)!.url! });
+    try {
+      const base = `http://127.0.0.1:${service.port}`;
+      const op = async (path: string, body: unknown) => {
+        const res = await fetch(`${base}/api/platform/v1${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(res.status, path).toBe(201);
+        return ((await res.json()) as { data: Record<string, string> }).data;
+      };
+      const merchant = await op('/merchants', { name: 'Pipelined' });
+      const location = await op(`/merchants/${merchant.id}/locations`, { name: 'Dock' });
+      const key = await op(`/merchants/${merchant.id}/api-keys`, { label: 'Pipe', scopes: ['inventory.adjust', 'products.write'] });
+      const created = await fetch(`${base}/api/integrations/v1/products`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Piped', variants: [{ sku: 'PIPE-1', price: 1 }] }),
+      });
+      const variant = ((await created.json()) as { data: { variants: { id: string }[] } }).data.variants[0].id;
+      const other = await fetch(`${base}/api/integrations/v1/products`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Free', variants: [{ sku: 'FREE-1', price: 1 }] }),
+      });
+      const free = ((await other.json()) as { data: { variants: { id: string }[] } }).data.variants[0].id;
+      const adjustment = (n: number, of = variant) => {
+        const body = JSON.stringify({ adjustments: [{ variant_id: of, fulfillment_location_id: location.id, adjustment: 1 }] });
+        return (
+          `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key.secret}\r\n` +
+          `Idempotency-Key: pipe-${n}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+        );
+      };
+      const first = await connect(service.port);
+      first.send(adjustment(0));
+      await waitFor(() => answers(first.received()).length === 1, { deadlineMs: 10_000, what: 'the first adjustment' });
+      expect(answers(first.received())[0].status).toBe(200);
+
+      // The first pipelined adjustment waits on the stock row this session holds; the second, of
+      // another variant, is applied meanwhile, its answer queued behind the first one's.
+      await lock.connect();
+      await lock.query('begin');
+      await lock.query('select on_hand from inventory_levels where variant_id = $1 for update', [variant]);
+      const piped = await connect(service.port);
+      piped.send(adjustment(1) + adjustment(2, free));
+      let sessions: unknown[] = [];
+      await waitFor(
+        async () => {
+          // Read afresh: within this session's transaction pg_stat_activity kept its first reading
+          // (the test timed out when that reading came before both adjustments arrived).
+          await lock.query('select pg_stat_clear_snapshot()');
+          sessions = (
+            await lock.query(`select state, wait_event_type, wait_event, left(query, 60) as q from pg_stat_activity where datname = current_database()`)
+          ).rows;
+          const freeStock = await lock.query('select on_hand from inventory_levels where variant_id = $1', [free]);
+          return sessions.filter((r) => (r as { wait_event_type: string }).wait_event_type === 'Lock').length === 1 && freeStock.rows[0]?.on_hand === 1;
+        },
+        {
+          deadlineMs: 10_000,
+          what: 'the first adjustment to wait on the lock and the second to be applied',
+          describe: () => `${piped.received()} ${JSON.stringify(sessions)}`,
+        },
+      );
+      service.child.kill('SIGTERM');
+      // Closing has begun once the idle connection is closed by the server.
+      await waitFor(() => first.closed(), { deadlineMs: 5_000, what: 'the idle connection to be closed', describe: () => service.output() });
+      await lock.query('rollback');
+
+      await waitFor(() => piped.closed(), { deadlineMs: 10_000, what: 'the pipelined connection to close', describe: piped.received });
+      // The second answer went out before closing began, so it says keep-alive; the server closes
+      // the connection once both are sent. Before, the first answer said close and the second,
+      // applied, was never sent.
+      const got = answers(piped.received());
+      expect(got.map((a) => a.status)).toEqual([200, 200]);
+      const applied = await lock.query('select variant_id, on_hand from inventory_levels where variant_id = any($1) order by on_hand', [[variant, free]]);
+      expect(applied.rows.map((r) => r.on_hand)).toEqual([1, 2]);
+      const code = await Promise.race([service.exited, new Promise((r) => setTimeout(() => r('still running'), 10_000))]);
+      expect(code, service.output()).toBe(0);
+    } finally {
+      await lock.end().catch(() => {});
+      if (service.child.exitCode === null) service.child.kill('SIGKILL');
+    }
+  }, 90_000);
 });

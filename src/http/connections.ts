@@ -7,12 +7,16 @@ import type { Socket } from 'node:net';
 
 const TAKEN = Symbol('requests taken on this connection and not yet answered');
 const AFTER_ANSWERS = Symbol('what to do once the complete ones are answered');
-type Tracked = Socket & { [TAKEN]?: Set<IncomingMessage>; [AFTER_ANSWERS]?: () => void };
+const COUNT = Symbol('requests taken on this connection so far');
+const NUMBER = Symbol("the request's place among its connection's");
+type Tracked = Socket & { [TAKEN]?: Set<IncomingMessage>; [AFTER_ANSWERS]?: () => void; [COUNT]?: number };
+type Numbered = IncomingMessage & { [NUMBER]?: number };
 
 /** The app took `req` (its headers are in; its body may still be arriving). */
 export function taken(req: IncomingMessage): void {
   const s = req.socket as Tracked;
   (s[TAKEN] ??= new Set()).add(req);
+  (req as Numbered)[NUMBER] = s[COUNT] = (s[COUNT] ?? 0) + 1;
 }
 
 /** Requests taken whose bodies have arrived: the app acts on them, so each is owed its answer. */
@@ -22,9 +26,12 @@ function owesAnswers(s: Tracked): boolean {
 }
 
 /**
- * `req`'s answer is being sent: how many requests its connection still owes an answer after it.
- * `whenSent` is given what afterAnswers left waiting, when this was the last answer it waited for,
- * to run once this answer has gone out.
+ * `req`'s answer is being sent: how many requests its connection took after it. Node writes the
+ * answers of pipelined requests in the order they came, whatever order they finish in, so only the
+ * last one taken may close the connection: when a later one finished first, closing on this one
+ * dropped the later answer, already applied (a clean-clone CI run saw it once). `whenSent`
+ * is given what afterAnswers left waiting, when this was the last answer it waited for, to run once
+ * this answer has gone out.
  */
 export function answering(req: IncomingMessage, whenSent: (then: () => void) => void): number {
   const s = req.socket as Tracked;
@@ -38,7 +45,7 @@ export function answering(req: IncomingMessage, whenSent: (then: () => void) => 
       if (!ran) ((ran = true), then());
     });
   }
-  return taken?.size ?? 0;
+  return (s[COUNT] ?? 0) - ((req as Numbered)[NUMBER] ?? 0);
 }
 
 /**
