@@ -1,6 +1,5 @@
 // Builds the Fastify app: shared plugins first, then the integration API, the operator API and
 // the portal. Used by main.ts and by every test (through app.inject).
-import { randomUUIDv7 } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest, type FastifySchema } from 'fastify';
@@ -10,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import { isConnectionFailure, type Database } from './db/database.ts';
 import { isMigrated } from './db/migrate.ts';
+import { monotonicUuidV7 } from './db/uuid7.ts';
 import { AppError, databaseFailure, noRoute, problem } from './http/errors.ts';
 import { openCounters, type CounterStore } from './http/counters.ts';
 import { registerAccessLog } from './http/access-log.ts';
@@ -84,9 +84,10 @@ export async function buildApp(opts: AppOptions) {
     ...(opts.logger
       ? { loggerInstance: opts.logger as unknown as FastifyBaseLogger }
       : { logger: opts.logger === false ? false : { level: opts.config.logLevel } }),
-    // Time-ordered (UUIDv7): later requests sort after earlier ones, and the request log's index on
-    // request_id grows at its end instead of taking each id at a random page (docs/decisions.md).
-    genReqId: () => randomUUIDv7(),
+    // Time-ordered (UUIDv7, in order within a millisecond too): later requests sort after earlier
+    // ones, the request log is keyed and paged by them, and its indexes grow at their end instead of
+    // taking each id at a random page (docs/decisions.md).
+    genReqId: monotonicUuidV7,
     childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
     // One line per request, written by registerAccessLog (with merchant and key), not Fastify's two.

@@ -1,7 +1,7 @@
 // COPY … FROM STDIN on a client of the PostgreSQL pool (pg-copy-streams): the cheapest way to add
 // many rows at once. PostgreSQL parses COPY's text format with no planning and no per-row function
-// calls; for the request log (500-row batches; its primary key and four indexes) the backend spends about a third
-// less than on INSERT … SELECT FROM json_to_recordset($1): 9.8 against 14.0–14.8 µs a row
+// calls; for the request log (500-row batches; then its primary key and four indexes) the backend spent
+// about a third less than on INSERT … SELECT FROM json_to_recordset($1): 9.8 against 14.0–14.8 µs a row
 // (docs/decisions.md). PostgreSQL
 // only: PGlite has no COPY FROM STDIN over this API; its writers keep the one-statement INSERT.
 import type pg from 'pg';

@@ -17,6 +17,7 @@ import * as warehouseFilters from './migrations/0010_warehouse_filters.ts';
 import * as requestLogUnchecked from './migrations/0011_request_log_unchecked.ts';
 import * as endpointDisabledReason from './migrations/0012_endpoint_disabled_reason.ts';
 import * as keyRevocationNotify from './migrations/0013_key_revocation_notify.ts';
+import * as requestLogLean from './migrations/0014_request_log_lean.ts';
 
 export const migrations: { name: string; statements: string[] }[] = [
   { name: '0001_foundation', statements: foundation.statements },
@@ -31,6 +32,7 @@ export const migrations: { name: string; statements: string[] }[] = [
   { name: '0011_request_log_unchecked', statements: requestLogUnchecked.statements },
   { name: '0012_endpoint_disabled_reason', statements: endpointDisabledReason.statements },
   { name: '0013_key_revocation_notify', statements: keyRevocationNotify.statements },
+  { name: '0014_request_log_lean', statements: requestLogLean.statements },
 ];
 
 /**

@@ -305,7 +305,6 @@ export interface WebhookAttemptsTable {
 }
 
 export interface RequestLogTable {
-  id: Generated<string>;
   merchant_id: string;
   api_key_id: string;
   request_id: string;

@@ -7,6 +7,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { uuidV7Floor } from '../db/uuid7.ts';
 import { retentionPurged } from '../metrics.ts';
 
 export const PURGE_BATCH = 1000;
@@ -89,8 +90,9 @@ export function retentionSteps(settings: RetentionSettings): PurgeStep[] {
       name: 'request_log',
       purgeBatch: (db, limit) =>
         deleted(
+          // By request id (UUIDv7: when the request came in), through the primary key.
           sql`delete from request_log
-               where id in (select id from request_log where created_at < ${requestLogCutoff} limit ${limit})`,
+               where request_id in (select request_id from request_log where request_id < ${uuidV7Floor(requestLogCutoff)} limit ${limit})`,
           db,
         ),
     },

@@ -22,8 +22,8 @@ export const RequestLogQuery = Type.Object(
     status_class: Type.Optional(StatusClass),
     path: Type.Optional(Type.String({ maxLength: 200 })),
     request_id: Type.Optional(Uuid()),
-    // A request-log id (bigint): 18 digits keep every value inside its range.
-    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', maxLength: 18 })),
+    // The last entry's id (its request id) on the page before.
+    before: Type.Optional(Uuid()),
     limit: Type.Optional(Limit),
   },
   strict,

@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import { ofMerchant, type Scope } from '../../db/scope.ts';
+import { uuidV7Floor } from '../../db/uuid7.ts';
 
 export interface RequestFilter {
   api_key_id?: string;
@@ -10,7 +11,7 @@ export interface RequestFilter {
   /** A substring of the path, case-insensitive. */
   path?: string;
   request_id?: string;
-  /** Entries older than this entry id (the next page). */
+  /** Entries older than this one (its request id: the next page). */
   before?: string;
 }
 
@@ -19,7 +20,6 @@ function entries(db: Database, withProblem: boolean) {
     .selectFrom('request_log as r')
     .innerJoin('api_keys as k', 'k.id', 'r.api_key_id')
     .select([
-      'r.id',
       'r.merchant_id',
       'r.request_id',
       'r.created_at',
@@ -46,14 +46,14 @@ export function selectRequests(db: Database, scope: Scope, f: RequestFilter, lim
   if (f.api_key_id) q = q.where('r.api_key_id', '=', f.api_key_id);
   if (f.request_id) q = q.where('r.request_id', '=', f.request_id);
   if (f.path) q = q.where('r.path', 'ilike', `%${escapeLike(f.path)}%`);
-  if (f.before) q = q.where('r.id', '<', f.before);
+  if (f.before) q = q.where('r.request_id', '<', f.before);
   if (f.status_class === 'errors') q = q.where('r.status', '>=', 400);
   else if (f.status_class) {
     const low = Number(f.status_class[0]) * 100;
     q = q.where('r.status', '>=', low).where('r.status', '<', low + 100);
   }
   return q
-    .orderBy('r.id', 'desc')
+    .orderBy('r.request_id', 'desc')
     .limit(limit + 1)
     .execute();
 }
@@ -67,13 +67,18 @@ export function selectRequestAnyMerchant(db: Database, requestId: string) {
   return entries(db, true).where('r.request_id', '=', requestId).executeTakeFirst();
 }
 
-/** Requests and errors in each of the last 24 hours, oldest first. */
+/**
+ * Requests and errors in each of the last 24 hours, oldest first. The entries are found by their
+ * request ids (UUIDv7: the time they came in), from an hour before the 24 hours so that a clock of
+ * the API processes a little ahead of the database's loses none; created_at decides.
+ */
 export async function selectHourlyCounts(db: Database, scope: Scope) {
   const { rows } = await sql<{ hour: Date; total: string; errors: string }>`
-    select h.hour, count(r.id) as total, count(r.id) filter (where r.status >= 400) as errors
+    select h.hour, count(r.request_id) as total, count(r.request_id) filter (where r.status >= 400) as errors
       from generate_series(date_trunc('hour', clock_timestamp()) - interval '23 hours', date_trunc('hour', clock_timestamp()), interval '1 hour') as h(hour)
       left join request_log r
         on ${ofMerchant('r', scope)}
+       and r.request_id >= ${uuidV7Floor(sql`clock_timestamp() - interval '25 hours'`)}
        and r.created_at >= clock_timestamp() - interval '24 hours'
        and date_trunc('hour', r.created_at) = h.hour
      group by h.hour

@@ -3,6 +3,7 @@
 import pino from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { monotonicUuidV7 } from '../../db/uuid7.ts';
 import { createRequestLog } from '../../http/request-log.ts';
 import { purgeExpired, retentionSteps } from '../../maintenance/retention.ts';
 import { json, onPostgres, portalJson, problem, startMerchantApp, type Problem, type TestApp, type TestMerchant } from '../../../test/helpers.ts';
@@ -88,7 +89,7 @@ describe('API request log', () => {
     }
     const leaked = await t.database.db
       .selectFrom('request_log')
-      .select('id')
+      .select('request_id')
       .where((eb) => eb.or([eb('query', 'like', `%${secret}%`), eb('path', 'like', `%${secret}%`), eb('query', 'like', '%whsec_%')]))
       .execute();
     expect(leaked).toEqual([]);
@@ -117,7 +118,7 @@ describe('API request log', () => {
     const first = portalJson(await call('GET', '/request-log?limit=2'), 200, 'GET /portal/api/request-log');
     expect(first.data).toHaveLength(2);
     const next = portalJson(await call('GET', `/request-log?limit=2&before=${first.next_before}`), 200, 'GET /portal/api/request-log');
-    expect(Number(next.data[0].id)).toBeLessThan(Number(first.data[1].id));
+    expect(next.data[0].id < first.data[1].id).toBe(true);
     expect(problem(await call('GET', '/request-log?status_class=1xx'), 422).errors?.[0].path).toBe('/status_class');
   });
 
@@ -156,12 +157,15 @@ describe('API request log', () => {
   it('the retention job deletes entries older than REQUEST_LOG_RETENTION_DAYS', async () => {
     const res = await t.api(secret, 'GET', '/orders');
     await t.app.requestLog.flush();
-    const requestId = String(res.headers['x-request-id']);
+    // Made 8 days ago: its id (UUIDv7) says when it came in, as its created_at does.
+    const eightDaysAgo = (Date.now() - 8 * 86_400_000).toString(16).padStart(12, '0');
+    const requestId = `${eightDaysAgo.slice(0, 8)}-${eightDaysAgo.slice(8)}${String(res.headers['x-request-id']).slice(13)}`;
     await t.database.db
       .updateTable('request_log')
-      .set({ created_at: sql`clock_timestamp() - interval '8 days'` as never })
-      .where('request_id', '=', requestId)
+      .set({ request_id: requestId, created_at: sql`clock_timestamp() - interval '8 days'` as never })
+      .where('request_id', '=', String(res.headers['x-request-id']))
       .execute();
+    expect((await call('GET', `/request-log/${requestId}`)).statusCode).toBe(200);
     const before = await t.database.db
       .selectFrom('request_log')
       .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -187,7 +191,7 @@ describe('API request log', () => {
     const entry = (i: number) => ({
       merchantId: m.id,
       apiKeyId: keyId,
-      requestId: `00000000-0000-4000-8000-00000000000${i}`,
+      requestId: monotonicUuidV7(),
       method: 'GET',
       url: `/x/${i}?a=b`,
       status: 200,
@@ -200,7 +204,12 @@ describe('API request log', () => {
     for (let i = 0; i < 5; i++) writer.record(entry(i));
     await writer.close();
     expect(writer.dropped).toBe(2);
-    const rows = await t.database.db.selectFrom('request_log').select(['path', 'query', 'duration_ms']).where('path', 'like', '/x/%').orderBy('id').execute();
+    const rows = await t.database.db
+      .selectFrom('request_log')
+      .select(['path', 'query', 'duration_ms'])
+      .where('path', 'like', '/x/%')
+      .orderBy('request_id')
+      .execute();
     expect(rows).toEqual([
       { path: '/x/0', query: 'a=b', duration_ms: 1.3 },
       { path: '/x/1', query: 'a=b', duration_ms: 1.3 },
@@ -219,7 +228,7 @@ describe('API request log', () => {
     const entry = (i: number, url: string) => ({
       merchantId: m.id,
       apiKeyId: keyId,
-      requestId: `00000000-0000-4000-8000-0000000002${String(i).padStart(2, '0')}`,
+      requestId: monotonicUuidV7(),
       method: 'GET',
       url,
       status: 200,
@@ -234,7 +243,7 @@ describe('API request log', () => {
     writer.record(entry(2, `/chars/${'c'.repeat(100)}`));
     await writer.close();
     expect(writer.dropped).toBe(1);
-    const rows = await t.database.db.selectFrom('request_log').select(['path', 'query']).where('path', 'like', '/chars/%').orderBy('id').execute();
+    const rows = await t.database.db.selectFrom('request_log').select(['path', 'query']).where('path', 'like', '/chars/%').orderBy('request_id').execute();
     expect(rows).toEqual([
       { path: `/chars/${'a'.repeat(2_041)}`, query: `q=${'b'.repeat(998)}` },
       { path: '/chars/short', query: null },
@@ -246,7 +255,7 @@ describe('API request log', () => {
     const entry = (i: number) => ({
       merchantId: m.id,
       apiKeyId: keyId,
-      requestId: `00000000-0000-4000-8000-0000000001${String(i).padStart(2, '0')}`,
+      requestId: monotonicUuidV7(),
       method: 'GET',
       url: `/load/${i}`,
       status: 200,
@@ -256,7 +265,7 @@ describe('API request log', () => {
       at: Date.now(),
     });
     const logged = async () =>
-      (await t.database.db.selectFrom('request_log').select('path').where('path', 'like', '/load/%').orderBy('id').execute()).map((r) => r.path);
+      (await t.database.db.selectFrom('request_log').select('path').where('path', 'like', '/load/%').orderBy('request_id').execute()).map((r) => r.path);
     const inserts = () => t.database.queries.filter((q) => q.startsWith('insert into "request_log"')).length;
     t.database.queries.length = 0;
     // The fourth entry fills a batch and starts its write; three more arrive while it is written
@@ -308,7 +317,7 @@ describe('API request log', () => {
     const entry = (i: number, problem: string) => ({
       merchantId: m.id,
       apiKeyId: keyId,
-      requestId: `00000000-0000-4000-8000-0000000001${i}0`,
+      requestId: monotonicUuidV7(),
       method: 'GET',
       url: `/cut/${i}`,
       status: 422,
@@ -341,7 +350,7 @@ describe('API request log', () => {
     const entry = (i: number, url: string, problem: string | null) => ({
       merchantId: m.id,
       apiKeyId: keyId,
-      requestId: `00000000-0000-4000-8000-0000000002${i}0`,
+      requestId: monotonicUuidV7(),
       method: 'GET',
       url,
       status: problem ? 422 : 200,
@@ -377,7 +386,7 @@ describe('API request log', () => {
   });
 
   it('a request-log or events page cursor that is not a real position is 422, never a 500', async () => {
-    for (const before of ['9999999999999999999', '9223372036854775808']) {
+    for (const before of ['9999999999999999999', '9223372036854775808', '999999999999999999']) {
       const res = await call('GET', `/request-log?before=${before}`);
       expect(res.statusCode).toBe(422);
       expect([...new Set(problem(res, 422).errors?.map((e: { path: string }) => e.path))]).toEqual(['/before']);
@@ -391,7 +400,9 @@ describe('API request log', () => {
       expect(res.statusCode).toBe(422);
       expect([...new Set(problem(res, 422).errors?.map((e: { path: string }) => e.path))]).toEqual(['/before']);
     }
-    expect(portalJson(await call('GET', `/request-log?before=999999999999999999`), 200, 'GET /portal/api/request-log').data).toBeInstanceOf(Array);
+    expect(portalJson(await call('GET', `/request-log?before=ffffffff-ffff-7fff-bfff-ffffffffffff`), 200, 'GET /portal/api/request-log').data).toBeInstanceOf(
+      Array,
+    );
     expect(
       portalJson(
         await call('GET', `/events?before=${encodeURIComponent('2026-01-01T00:00:00.000Z_00000000-0000-4000-8000-000000000000')}`),

@@ -5,7 +5,7 @@ import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 export const StatusClass = Type.Union([Type.Literal('2xx'), Type.Literal('3xx'), Type.Literal('4xx'), Type.Literal('5xx'), Type.Literal('errors')]);
 
 export const LoggedRequest = Type.Object({
-  id: Type.String({ description: 'Log entry id (newest is highest)' }),
+  id: Type.String({ description: 'Log entry id: the request id (UUIDv7; a newer request sorts higher)' }),
   request_id: Uuid('The X-Request-Id the integrator saw'),
   created_at: Timestamp('When the request arrived'),
   api_key: Type.Object({ id: Uuid(), label: Type.String(), prefix: Type.String() }),

@@ -8,7 +8,7 @@ import type { LoggedRequest, RequestStats } from './schemas.ts';
 
 function present(r: EntryRow): LoggedRequest {
   return {
-    id: String(r.id),
+    id: r.request_id,
     request_id: r.request_id,
     created_at: iso(r.created_at),
     api_key: { id: r.key_id, label: r.key_label, prefix: r.key_prefix },
