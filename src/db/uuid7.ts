@@ -4,7 +4,11 @@
 import { randomUUIDv7 } from 'node:crypto';
 import { sql, type Expression, type RawBuilder } from 'kysely';
 
-/** The smallest UUIDv7 of the instant `at` (a timestamptz): every id made at or after it sorts at or above it. */
+/**
+ * The smallest UUIDv7 of the instant `at` (a timestamptz): every id made at or after it sorts at or
+ * above it. An index range needs `at` stable (now(), statement_timestamp(), a parameter): the
+ * planner keeps an expression of clock_timestamp() out of index conditions.
+ */
 export const uuidV7Floor = (at: Expression<Date> | RawBuilder<unknown>) =>
   sql<string>`(lpad(to_hex(floor(extract(epoch from ${at}) * 1000)::bigint), 12, '0') || '00000000000000000000')::uuid`;
 

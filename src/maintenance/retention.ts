@@ -31,7 +31,9 @@ export function retentionSteps(settings: RetentionSettings): PurgeStep[] {
   const deliveryCutoff = sql`clock_timestamp() - ${`${settings.deliveryRetentionDays} days`}::interval`;
   const eventCutoff = sql`clock_timestamp() - ${`${settings.eventRetentionDays} days`}::interval`;
   const idempotencyCutoff = sql`clock_timestamp() - ${`${settings.idempotencyRetentionHours} hours`}::interval`;
-  const requestLogCutoff = sql`clock_timestamp() - ${`${settings.requestLogRetentionDays} days`}::interval`;
+  // statement_timestamp(), not clock_timestamp(): a stable value bounds the primary key's range (the
+  // planner keeps a volatile one out of an index condition and read the whole log).
+  const requestLogCutoff = sql`statement_timestamp() - ${`${settings.requestLogRetentionDays} days`}::interval`;
   return [
     {
       // Sessions end at expiry (sliding: use pushes expires_at forward).

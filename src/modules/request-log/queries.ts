@@ -70,7 +70,8 @@ export function selectRequestAnyMerchant(db: Database, requestId: string) {
 /**
  * Requests and errors in each of the last 24 hours, oldest first. The entries are found by their
  * request ids (UUIDv7: the time they came in), from an hour before the 24 hours so that a clock of
- * the API processes a little ahead of the database's loses none; created_at decides.
+ * the API processes a little ahead of the database's loses none; created_at decides. The bound is
+ * of statement_timestamp(): a stable value, which the planner takes into the index's range.
  */
 export async function selectHourlyCounts(db: Database, scope: Scope) {
   const { rows } = await sql<{ hour: Date; total: string; errors: string }>`
@@ -78,7 +79,7 @@ export async function selectHourlyCounts(db: Database, scope: Scope) {
       from generate_series(date_trunc('hour', clock_timestamp()) - interval '23 hours', date_trunc('hour', clock_timestamp()), interval '1 hour') as h(hour)
       left join request_log r
         on ${ofMerchant('r', scope)}
-       and r.request_id >= ${uuidV7Floor(sql`clock_timestamp() - interval '25 hours'`)}
+       and r.request_id >= ${uuidV7Floor(sql`statement_timestamp() - interval '25 hours'`)}
        and r.created_at >= clock_timestamp() - interval '24 hours'
        and date_trunc('hour', r.created_at) = h.hour
      group by h.hour
