@@ -2,12 +2,12 @@
 // percent-encoding, a path parameter over the router's length) and Node's HTTP parser's (headers
 // over 16 KB, invalid header characters, a malformed request line). They get the same RFC 9457
 // problem, X-Request-Id and security headers (security-headers.ts) as every other answer.
-import { randomUUIDv7 } from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { logUnrouted } from './access-log.ts';
 import { afterAnswers } from './connections.ts';
+import { monotonicUuidV7 } from '../db/uuid7.ts';
 import { AppError, problem } from './errors.ts';
 
 /** Fastify `frameworkErrors`: a request object exists (with its generated id), no route does. */
@@ -69,7 +69,7 @@ function refuse(headers: Readonly<Record<string, string>>, logger: { log?: Fasti
   // A response already under way on this connection cannot be followed by another one.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
-    const id = randomUUIDv7();
+    const id = monotonicUuidV7();
     const body = JSON.stringify(problem(appError, id));
     socket.write(
       `HTTP/1.1 ${appError.status} ${http.STATUS_CODES[appError.status]}\r\n` +
