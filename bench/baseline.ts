@@ -5,11 +5,19 @@
 // The answers have the service's JSON shape (bench/reads.ts compares one of each).
 //   PORT=7102 DATABASE_URL=postgres://… MERCHANT_ID=… node bench/baseline.ts
 // Cursors are plain base64url JSON (unsigned): enough to page, not for the outside world.
+// With REQUEST_LOG=1 it also writes each request's row to the request log through the service's own
+// writer (COPY in batches, src/http/request-log.ts): the ceiling of a service that keeps the log.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import pino from 'pino';
+import type { DB } from '../src/db/schema.ts';
+import { monotonicUuidV7 } from '../src/db/uuid7.ts';
 import { fetchRows } from '../src/http/paging.ts';
+import { createRequestLog } from '../src/http/request-log.ts';
+import { API_KEY_ID } from './data.ts';
 
 const iso = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -109,10 +117,32 @@ const orderById = `select ${orderJson}::text j from orders o ${orderLines} where
 const send = (data: string, meta?: { limit: number; next_cursor: string | null }) =>
   `{"data":${data},"request_id":${JSON.stringify(randomUUID())}${meta ? `,"meta":${JSON.stringify(meta)}` : ''}}`;
 
-export async function startBaseline(opts: { port: number; databaseUrl: string; merchantId?: string }) {
+export async function startBaseline(opts: { port: number; databaseUrl: string; merchantId?: string; requestLog?: boolean }) {
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
   const merchantId = opts.merchantId ?? (await pool.query('select id from merchants order by created_at limit 1')).rows[0].id;
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, genReqId: opts.requestLog ? monotonicUuidV7 : undefined });
+  // The service's writer on this pool, fed as the service's hook feeds it (src/http/request-log-hooks.ts).
+  const requestLog = opts.requestLog
+    ? createRequestLog(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), pino({ level: 'warn' }), { enabled: true, pool })
+    : null;
+  if (requestLog) {
+    app.addHook('onResponse', (req, reply, done) => {
+      const durationMs = reply.elapsedTime;
+      requestLog.record({
+        merchantId,
+        apiKeyId: API_KEY_ID,
+        requestId: req.id,
+        method: req.method,
+        url: req.url,
+        status: reply.statusCode,
+        errorCode: null,
+        durationMs,
+        problem: null,
+        at: Date.now() - durationMs,
+      });
+      done();
+    });
+  }
   const statementNames = new Map<string, string>();
   const named = (text: string) => {
     let name = statementNames.get(text);
@@ -152,13 +182,19 @@ export async function startBaseline(opts: { port: number; databaseUrl: string; m
   return {
     close: async () => {
       await app.close();
+      await requestLog?.close();
       await pool.end();
     },
   };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const server = await startBaseline({ port: Number(process.env.PORT ?? 7102), databaseUrl: process.env.DATABASE_URL!, merchantId: process.env.MERCHANT_ID });
+  const server = await startBaseline({
+    port: Number(process.env.PORT ?? 7102),
+    databaseUrl: process.env.DATABASE_URL!,
+    merchantId: process.env.MERCHANT_ID,
+    requestLog: process.env.REQUEST_LOG === '1',
+  });
   const stop = () => void server.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -11,6 +11,8 @@ const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 7100);
 export const PORTS = {
   service: PORT_BASE + 1,
   baseline: PORT_BASE + 2,
+  /** The baseline that also writes the request log (the gets' second ceiling). */
+  baselineLog: PORT_BASE + 9,
   counted: PORT_BASE + 3,
   pglite: PORT_BASE + 4,
   /** The scale part: service and baseline on each tier at once. */
@@ -119,8 +121,14 @@ export const startService = (name: string, port: number, env: Record<string, str
     env.ROLE === 'worker' ? null : port,
   );
 
-export const startBaselineProcess = (port: number, databaseUrl: string, merchantId: string) =>
-  startProcess('baseline', ['bench/baseline.ts'], { ...serviceEnv({}), PORT: String(port), DATABASE_URL: databaseUrl, MERCHANT_ID: merchantId }, port);
+/** The baseline (bench/baseline.ts); with `requestLog`, the one that also writes each request's log row. */
+export const startBaselineProcess = (port: number, databaseUrl: string, merchantId: string, requestLog = false) =>
+  startProcess(
+    requestLog ? 'baseline with the request log' : 'baseline',
+    ['bench/baseline.ts'],
+    { ...serviceEnv({}), PORT: String(port), DATABASE_URL: databaseUrl, MERCHANT_ID: merchantId, REQUEST_LOG: requestLog ? '1' : '0' },
+    port,
+  );
 
 /** Resident set now and its peak (VmHWM), in MiB. */
 export function rss(pid: number): { now: number; peak: number } {

@@ -31,6 +31,8 @@ interface Endpoint {
   /** Path and query on the service; the baseline's differs only in its cursor. */
   service: string;
   baseline: string;
+  /** A get: also measured against the baseline that writes the request log's row. */
+  get?: boolean;
 }
 
 export interface ReadRow {
@@ -40,6 +42,9 @@ export interface ReadRow {
   baseline: WrkResult[];
   ratios: number[];
   shape: string;
+  /** Gets: the baseline that also writes each request's log row, and the ratios against it. */
+  baselineLog?: WrkResult[];
+  logRatios?: number[];
 }
 
 export interface ReadsResult {
@@ -110,9 +115,10 @@ async function endpoints(tier: Tier, service: string, baseline: string, database
     if (page > 1) out.push({ label: `GET /${path.slice(API.length + 1)} page ${page}`, service: servicePath, baseline: baselinePath });
   }
   if (full) {
-    out.push({ label: 'GET /orders/:id', service: `${API}/orders/${orderId}`, baseline: `${API}/orders/${orderId}` });
+    out.push({ label: 'GET /orders/:id', service: `${API}/orders/${orderId}`, baseline: `${API}/orders/${orderId}`, get: true });
     const sku = `BENCH-${String(Math.ceil(tier.products * 1.5)).padStart(6, '0')}`;
-    for (const path of [`${API}/inventory?sku=${sku}`, `${API}/orders?status=cancelled&limit=50`, `${API}/fulfillments?status=cancelled&limit=50`]) {
+    out.push({ label: `GET /inventory?sku=${sku}`, service: `${API}/inventory?sku=${sku}`, baseline: `${API}/inventory?sku=${sku}`, get: true });
+    for (const path of [`${API}/orders?status=cancelled&limit=50`, `${API}/fulfillments?status=cancelled&limit=50`]) {
       out.push({ label: `GET /${path.slice(API.length + 1)}`, service: path, baseline: path });
     }
   }
@@ -128,6 +134,8 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
   // (docs/decisions.md, "Each merchant's share of an API process"). Writes keep the default.
   const service = await startService('service', PORTS.service, { ROLE: 'api', DATABASE_URL: databaseUrl, MERCHANT_CONCURRENCY: '10' });
   const baseline = await startBaselineProcess(PORTS.baseline, databaseUrl, MERCHANT_ID);
+  // The gets' second ceiling: the bare handler writing each request's log row as the service does.
+  const baselineLog = full ? await startBaselineProcess(PORTS.baselineLog, databaseUrl, MERCHANT_ID, true) : null;
   const result: ReadsResult = { rows: [], rss: [] };
   try {
     const serviceIdle = rss(service.proc.pid!).now;
@@ -142,15 +150,23 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
       const shape = compare(a.body, b.body);
       if (shape) log(`  ! ${e.label}: ${shape}`);
       const row: ReadRow = { tier: tier.name, label: e.label, service: [], baseline: [], ratios: [], shape: shape ? 'differs' : 'same' };
+      const logged = e.get && baselineLog ? baselineLog : null;
+      if (logged) Object.assign(row, { baselineLog: [], logRatios: [] });
       // Warm-up (not counted): JIT, plan caches and the pools' connections.
       wrk(service.url + e.service, { auth: API_KEY, seconds: 1 });
       wrk(baseline.url + e.baseline, { auth: API_KEY, seconds: 1 });
+      if (logged) wrk(logged.url + e.baseline, { auth: API_KEY, seconds: 1 });
       for (let r = 0; r < ROUNDS; r++) {
         const s = measured(service, e.service);
         const b = measured(baseline, e.baseline);
         row.service.push(s);
         row.baseline.push(b);
         row.ratios.push(s.rps / b.rps);
+        if (logged) {
+          const l = measured(logged, e.baseline);
+          row.baselineLog!.push(l);
+          row.logRatios!.push(s.rps / l.rps);
+        }
       }
       log(
         `  ${e.label.padEnd(44)} ${fmt(median(row.service.map((x) => x.rps))).padStart(6)} / ${fmt(median(row.baseline.map((x) => x.rps))).padStart(6)} req/s  ratio ${fmt(median(row.ratios), 2)}  CPU ${cpuMedian(row.service, allCpu)} / ${cpuMedian(row.baseline, allCpu)} µs/request`,
@@ -169,8 +185,35 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
   } finally {
     await service.stop();
     await baseline.stop();
+    await baselineLog?.stop();
   }
   return result;
+}
+
+/** The gets against the baseline that also writes each request's log row (the service writes it). */
+export function getsWithLogTable(rows: ReadRow[]): string {
+  const logged = rows.filter((r) => r.baselineLog);
+  const cpu = (xs: WrkResult[]) => `${cpuMedian(xs, allCpu)} (${cpuMedian(xs, (c) => c.server)} + ${cpuMedian(xs, (c) => c.postgres)})`;
+  return table(
+    [
+      'tier',
+      'endpoint',
+      'service req/s',
+      'baseline with the log req/s',
+      'ratio: median (range)',
+      'its CPU µs/request: all (Node + PostgreSQL)',
+      'ratio to the bare baseline',
+    ],
+    logged.map((r) => [
+      r.tier,
+      r.label,
+      fmt(median(r.service.map((x) => x.rps))),
+      fmt(median(r.baselineLog!.map((x) => x.rps))),
+      `${fmt(median(r.logRatios!), 2)} (${fmt(Math.min(...r.logRatios!), 2)}–${fmt(Math.max(...r.logRatios!), 2)})`,
+      cpu(r.baselineLog!),
+      fmt(median(r.ratios), 2),
+    ]),
+  );
 }
 
 export function readsTable(rows: ReadRow[]): string {

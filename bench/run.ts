@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { TIERS, ensureTier, type Tier } from './data.ts';
 import { DURATION, ROUNDS, fmt, loadAverage, log, machine, table } from './common.ts';
-import { readsTable, runReads, type ReadRow } from './reads.ts';
+import { getsWithLogTable, readsTable, runReads, type ReadRow } from './reads.ts';
 import { runWrites, writesReport } from './writes.ts';
 import { runWebhooks, webhooksReport } from './webhooks.ts';
 import { rssReport, runRss } from './rss.ts';
@@ -74,6 +74,11 @@ if (opts.parts.has('reads')) {
   report.push(
     `### Reads (wrk -t2 -c10, ${ROUNDS} rounds × ${DURATION} s per server, interleaved; ratio = service ÷ baseline req/s per round)\n\n${readsTable(rows)}`,
   );
+  if (rows.some((r) => r.baselineLog)) {
+    report.push(
+      `The gets against a baseline that also writes each request's row to the request log (bench/baseline.ts with REQUEST_LOG=1, the service's own writer), in the same rounds:\n\n${getsWithLogTable(rows)}`,
+    );
+  }
   report.push(`RSS during the reads (MiB, idle → after):\n\n${table(['tier', 'service', 'baseline'], rssRows)}`);
 }
 
