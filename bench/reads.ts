@@ -190,10 +190,14 @@ export async function runReads(tier: Tier, databaseUrl: string, full: boolean): 
   return result;
 }
 
+// Each figure is its own median over the rounds, so the two parts need not add up to the total.
+const cpu = (xs: WrkResult[]) => `${cpuMedian(xs, allCpu)} (${cpuMedian(xs, (c) => c.server)} + ${cpuMedian(xs, (c) => c.postgres)})`;
+/** Per-round ratios as "median (min–max)". */
+const ratioRange = (ratios: number[]) => `${fmt(median(ratios), 2)} (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)})`;
+
 /** The gets against the baseline that also writes each request's log row (the service writes it). */
 export function getsWithLogTable(rows: ReadRow[]): string {
   const logged = rows.filter((r) => r.baselineLog);
-  const cpu = (xs: WrkResult[]) => `${cpuMedian(xs, allCpu)} (${cpuMedian(xs, (c) => c.server)} + ${cpuMedian(xs, (c) => c.postgres)})`;
   return table(
     [
       'tier',
@@ -209,7 +213,7 @@ export function getsWithLogTable(rows: ReadRow[]): string {
       r.label,
       fmt(median(r.service.map((x) => x.rps))),
       fmt(median(r.baselineLog!.map((x) => x.rps))),
-      `${fmt(median(r.logRatios!), 2)} (${fmt(Math.min(...r.logRatios!), 2)}–${fmt(Math.max(...r.logRatios!), 2)})`,
+      ratioRange(r.logRatios!),
       cpu(r.baselineLog!),
       fmt(median(r.ratios), 2),
     ]),
@@ -218,8 +222,6 @@ export function getsWithLogTable(rows: ReadRow[]): string {
 
 export function readsTable(rows: ReadRow[]): string {
   const mid = (xs: WrkResult[], k: 'rps' | 'p50' | 'p99') => median(xs.map((x) => x[k]));
-  // Each figure is its own median over the rounds, so the two parts need not add up to the total.
-  const cpu = (xs: WrkResult[]) => `${cpuMedian(xs, allCpu)} (${cpuMedian(xs, (c) => c.server)} + ${cpuMedian(xs, (c) => c.postgres)})`;
   return table(
     [
       'tier',
@@ -240,7 +242,7 @@ export function readsTable(rows: ReadRow[]): string {
       `${ms(mid(r.service, 'p50'))} / ${ms(mid(r.service, 'p99'))}`,
       fmt(mid(r.baseline, 'rps')),
       `${ms(mid(r.baseline, 'p50'))} / ${ms(mid(r.baseline, 'p99'))}`,
-      `${fmt(median(r.ratios), 2)} (${fmt(Math.min(...r.ratios), 2)}–${fmt(Math.max(...r.ratios), 2)})`,
+      ratioRange(r.ratios),
       cpu(r.service),
       cpu(r.baseline),
       String(r.service.reduce((s, x) => s + x.errors, 0) + r.baseline.reduce((s, x) => s + x.errors, 0)),
