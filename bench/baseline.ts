@@ -17,6 +17,7 @@ import type { DB } from '../src/db/schema.ts';
 import { monotonicUuidV7 } from '../src/db/uuid7.ts';
 import { fetchRows } from '../src/http/paging.ts';
 import { createRequestLog } from '../src/http/request-log.ts';
+import { logRequests } from '../src/http/request-log-hooks.ts';
 import { API_KEY_ID } from './data.ts';
 
 const iso = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -121,27 +122,16 @@ export async function startBaseline(opts: { port: number; databaseUrl: string; m
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
   const merchantId = opts.merchantId ?? (await pool.query('select id from merchants order by created_at limit 1')).rows[0].id;
   const app = Fastify({ logger: false, genReqId: opts.requestLog ? monotonicUuidV7 : undefined });
-  // The service's writer on this pool, fed as the service's hook feeds it (src/http/request-log-hooks.ts).
+  // The service's writer on this pool.
   const requestLog = opts.requestLog
     ? createRequestLog(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), pino({ level: 'warn' }), { enabled: true, pool })
     : null;
   if (requestLog) {
-    app.addHook('onResponse', (req, reply, done) => {
-      const durationMs = reply.elapsedTime;
-      requestLog.record({
-        merchantId,
-        apiKeyId: API_KEY_ID,
-        requestId: req.id,
-        method: req.method,
-        url: req.url,
-        status: reply.statusCode,
-        errorCode: null,
-        durationMs,
-        problem: null,
-        at: Date.now() - durationMs,
-      });
-      done();
-    });
+    // The service's own hooks (src/http/request-log-hooks.ts), every request made with the bench's key.
+    const key = { id: API_KEY_ID, merchantId };
+    app.decorate('requestLog', requestLog);
+    app.decorateRequest('loggedKey', { getter: () => key });
+    logRequests(app);
   }
   const statementNames = new Map<string, string>();
   const named = (text: string) => {
