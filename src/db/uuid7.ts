@@ -30,14 +30,14 @@ const COUNTERS = Array.from({ length: 0x1000 }, (_, i) => i.toString(16).padStar
 export function monotonicUuidV7(): string {
   const random = randomUUIDv7();
   const now = Date.now();
-  if (now > lastMs) {
-    lastMs = now;
-    counter = 0;
-  } else if (++counter > 0xfff) {
-    lastMs++;
-    counter = 0;
-  } else return prefix + COUNTERS[counter] + random.slice(18);
-  const ms = lastMs.toString(16).padStart(12, '0');
-  prefix = `${ms.slice(0, 8)}-${ms.slice(8)}-7`;
+  if (now > lastMs) startMillisecond(now);
+  else if (++counter > 0xfff) startMillisecond(lastMs + 1);
   return prefix + COUNTERS[counter] + random.slice(18);
+}
+
+function startMillisecond(ms: number) {
+  lastMs = ms;
+  counter = 0;
+  const hex = ms.toString(16).padStart(12, '0');
+  prefix = `${hex.slice(0, 8)}-${hex.slice(8)}-7`;
 }
