@@ -232,6 +232,82 @@ describe('values the service would change or could never use', () => {
     }
   });
 
+  it('a number with more significant digits than a double keeps is 422 naming it (0.99999999999999999 was applied as an adjustment of 1)', async () => {
+    const adjustment = `{"adjustments":[{"variant_id":"${variantId}","fulfillment_location_id":"${m.locations[0]}","adjustment":0.99999999999999999}]}`;
+    const answer = await refused(
+      () => raw('POST', '/api/integrations/v1/inventory/adjustments', adjustment, bearer()),
+      [['/adjustments/0/adjustment', 'out_of_range']],
+    );
+    expect(answer.errors[0].message).toBe('has more significant digits than a number can hold exactly (it would be read as 1)');
+    // Money is stored exactly (contract §1): 1.0000000000000000001 was stored as 1.
+    const product = await refused(
+      () =>
+        raw(
+          'POST',
+          '/api/integrations/v1/products',
+          '{"title":"Exact","variants":[{"sku":"EXACT","price":1.0000000000000000001,"weight":2.00000000000000000001}]}',
+          bearer(),
+        ),
+      [
+        ['/variants/0/price', 'out_of_range'],
+        ['/variants/0/weight', 'out_of_range'],
+      ],
+    );
+    expect(product.errors.map((e: { message: string }) => e.message)).toEqual([
+      'has more significant digits than a number can hold exactly (it would be read as 1)',
+      'has more significant digits than a number can hold exactly (it would be read as 2)',
+    ]);
+    // A double written with 17 significant digits (C's %.17g) is the double it names: 19.99 sent as 19.989999999999998 is 19.99.
+    const printed = json(
+      await raw(
+        'POST',
+        '/api/integrations/v1/products',
+        '{"title":"Printed","variants":[{"sku":"PRINTED","price":19.989999999999998,"weight":0.10000000000000001}]}',
+        bearer(),
+      ),
+      201,
+      'createProduct',
+    ).data;
+    expect([printed.variants[0].price, printed.variants[0].weight]).toEqual([19.99, 0.1]);
+    // A number that reads back as written passes this check, however long or spelled; the field's own rules still apply.
+    const long = await raw(
+      'POST',
+      '/api/integrations/v1/products',
+      '{"title":"Long","variants":[{"sku":"1234567890123456789","price":0.30000000000000004}]}',
+      bearer(),
+    );
+    expect(JSON.parse(long.body).errors).toEqual([
+      { path: '/variants/0/price', message: 'must be a non-negative amount with at most 2 decimals', code: 'invalid_format' },
+    ]);
+    const spelled = json(
+      await raw(
+        'POST',
+        '/api/integrations/v1/products',
+        '{"title":"Spelled","variants":[{"sku":"SPELLED-1234567890123","price":1.250e1,"weight":12.5000000000000000000}]}',
+        bearer(),
+      ),
+      201,
+      'createProduct',
+    ).data;
+    expect([spelled.variants[0].price, spelled.variants[0].weight]).toEqual([12.5, 12.5]);
+  });
+
+  it('the same id twice in a list of unique ids is 422, in any case (upper and lower case were merged without a word)', async () => {
+    const upper = variantProduct.toUpperCase();
+    const answer = await refused(
+      () => raw('POST', '/api/integrations/v1/collections', JSON.stringify({ title: 'Twice', product_ids: [variantProduct, upper] }), bearer()),
+      [['/product_ids', 'duplicate']],
+    );
+    expect(answer.errors[0].message).toBe('must NOT have duplicate items (items ## 0 and 1 are the same UUID)');
+    const exact = await refused(
+      () => raw('POST', '/api/integrations/v1/collections', JSON.stringify({ title: 'Twice', product_ids: [upper, upper] }), bearer()),
+      [['/product_ids', 'duplicate']],
+    );
+    expect(exact.errors[0].message).toBe('must NOT have duplicate items (items ## 0 and 1 are identical)');
+    const once = json(await t.api(key, 'POST', '/collections', { title: 'Once', product_ids: [upper] }), 201, 'createCollection').data;
+    expect(once.product_ids).toEqual([variantProduct]);
+  });
+
   it('a "__proto__" key, or "constructor" holding "prototype", is 422 naming it (it was 400 "not valid JSON")', async () => {
     const body = await refused(
       () => raw('POST', '/api/integrations/v1/products', '{"title":"t","__proto__":{"x":1}}', bearer()),

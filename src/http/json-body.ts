@@ -74,27 +74,49 @@ export function registerJsonBody(app: FastifyInstance) {
   });
 }
 
-// A number JSON.parse cannot hold: 1e-400 became 0 (a price of 0 was stored) and 1e400 Infinity.
-// Such a number needs an exponent of three digits or a run of 300 digits, so other bodies are not
-// parsed again.
-const HUGE_OR_TINY = /\d[eE][-+]?\d{3}|\d{300}/;
+// A number JSON.parse cannot hold: 1e-400 became 0 (a price of 0 was stored), 1e400 Infinity, and
+// a number with more significant digits than a double keeps became another one (an adjustment of
+// 0.99999999999999999 applied 1, a price of 1.0000000000000000001 was stored as 1). A number is
+// taken when its text is a way a double is written: the shortest text that reads back as it (what
+// JavaScript, Python and Go print) or its 17 significant digits (C's %.17g, .NET's G17), so a price
+// of 19.99 sent as 19.989999999999998 is still 19.99. Such a number needs an exponent of three
+// digits, a run of 300 digits or 16 significant digits (any decimal of 15 or fewer reads back
+// exactly), so other bodies are not parsed again.
+const HUGE_TINY_OR_LONG = /\d[eE][-+]?\d{3}|\d{300}|\d(?:\.?\d){15}/;
 const TOO_SMALL = Symbol('a number that is not 0 but parses to 0');
 const TOO_LARGE = Symbol('a number that parses to infinity');
+/** A number read as another: `read` is what JSON.parse made of it. */
+class Rounded {
+  constructor(readonly read: number) {}
+}
 
-/** Field errors for the numbers of `text` (valid JSON) that parse to infinity, or to 0 without being 0. */
+/**
+ * A JSON number's exact decimal value in one spelling: sign, digits without leading or trailing
+ * zeros, exponent (`12.50` and `1.25e1` are both `125e-1`); `0` for any zero.
+ */
+function exactDecimal(text: string): string {
+  const m = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/.exec(text);
+  if (!m) return text;
+  const [, sign, whole, fraction = '', exponent = '0'] = m;
+  const digits = (whole + fraction).replace(/^0+/, '');
+  if (digits === '') return '0';
+  const significant = digits.replace(/0+$/, '');
+  return `${sign}${significant}e${Number(exponent) - fraction.length + digits.length - significant.length}`;
+}
+
+/** Field errors for the numbers of `text` (valid JSON) that parse to infinity, to 0 without being 0, or to another number. */
 function unrepresentableNumbers(text: string): FieldError[] {
-  if (!HUGE_OR_TINY.test(text)) return [];
+  if (!HUGE_TINY_OR_LONG.test(text)) return [];
   let marked: unknown;
   try {
-    marked = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
-      typeof value !== 'number'
-        ? value
-        : !Number.isFinite(value)
-          ? TOO_LARGE
-          : value === 0 && /[1-9]/.test((context?.source ?? '').split(/[eE]/)[0])
-            ? TOO_SMALL
-            : value,
-    );
+    marked = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) => {
+      if (typeof value !== 'number') return value;
+      if (!Number.isFinite(value)) return TOO_LARGE;
+      const source = context?.source ?? '';
+      if (value === 0) return /[1-9]/.test(source.split(/[eE]/)[0]) ? TOO_SMALL : value;
+      const sent = exactDecimal(source);
+      return sent === exactDecimal(String(value)) || sent === exactDecimal(value.toPrecision(17)) ? value : new Rounded(value);
+    });
   } catch {
     // A reviver recurses: a body nested some 10,000 levels deep overflows the stack. No schema
     // takes such a body (free-form values nest at most 32 levels), so validation refuses it.
@@ -104,6 +126,12 @@ function unrepresentableNumbers(text: string): FieldError[] {
   for (const { value, path } of nodes(marked)) {
     if (value === TOO_LARGE) errors.push({ path, message: 'must be a finite number', code: 'out_of_range' });
     else if (value === TOO_SMALL) errors.push({ path, message: 'is too small a number to hold (it would be read as 0)', code: 'out_of_range' });
+    else if (value instanceof Rounded)
+      errors.push({
+        path,
+        message: `has more significant digits than a number can hold exactly (it would be read as ${String(value.read)})`,
+        code: 'out_of_range',
+      });
   }
   return errors;
 }

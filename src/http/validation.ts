@@ -81,17 +81,22 @@ const storableText: SchemaValidateFunction = (_schema: unknown, data: unknown) =
  * deep overflowed the stack, and the answer named no field. An item that is an object or array is
  * not a value: its item rule refuses it by name.
  */
-const uniqueValues: SchemaValidateFunction = (_schema: unknown, data: unknown[]) => {
+// A list of UUIDs (`uniqueValues: 'uuid'`) compares them in lower case, the form they are taken in
+// (lowercaseUuid): the same id in upper and lower case was merged without a word where the same id
+// twice is refused.
+const uniqueValues: SchemaValidateFunction = (schema: boolean | 'uuid', data: unknown[]) => {
   const seen = new Map<unknown, number>();
   for (let i = 0; i < data.length; i++) {
     const value = data[i];
     if (value !== null && typeof value === 'object') continue;
-    const j = seen.get(value);
+    const key = schema === 'uuid' && typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : value;
+    const j = seen.get(key);
     if (j !== undefined) {
-      uniqueValues.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, params: { i, j } }];
+      const same = data[j] === value ? 'identical' : 'the same UUID';
+      uniqueValues.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${j} and ${i} are ${same})`, params: { i, j } }];
       return false;
     }
-    seen.set(value, i);
+    seen.set(key, i);
   }
   return true;
 };
@@ -218,7 +223,7 @@ function makeAjvPair(coerceTypes: boolean | 'array'): Ajv {
     ajv.addKeyword({ keyword: 'lowercaseUuid', type: 'string', schemaType: 'boolean', modifying: true, validate: lowercaseUuid });
     ajv.addKeyword({ keyword: 'storableValue', schemaType: 'boolean', errors: true, validate: storableValue });
     ajv.addKeyword({ keyword: 'closedProperties', type: 'object', schemaType: 'array', errors: true, validate: closedProperties });
-    ajv.addKeyword({ keyword: 'uniqueValues', type: 'array', schemaType: 'boolean', errors: true, validate: uniqueValues });
+    ajv.addKeyword({ keyword: 'uniqueValues', type: 'array', schemaType: ['boolean', 'string'], errors: true, validate: uniqueValues });
     return ajv;
   };
   const full = make(true);
@@ -281,9 +286,9 @@ export function hardenSchema(schema: unknown): unknown {
     s.closedProperties = Object.keys((s.properties as Schema | undefined) ?? {});
     delete s.additionalProperties;
   }
-  // A list of values (every item a scalar) is checked for duplicates by identity (uniqueValues).
+  // A list of values (every item a scalar) is checked for duplicates by identity (uniqueValues), UUIDs in lower case.
   if (s.uniqueItems === true && isValueSchema(s.items)) {
-    s.uniqueValues = true;
+    s.uniqueValues = (s.items as Schema).format === 'uuid' ? 'uuid' : true;
     delete s.uniqueItems;
   }
   if (t.includes('array') && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
