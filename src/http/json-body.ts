@@ -87,7 +87,10 @@ const TOO_SMALL = Symbol('a number that is not 0 but parses to 0');
 const TOO_LARGE = Symbol('a number that parses to infinity');
 /** A number read as another: `read` is what JSON.parse made of it. */
 class Rounded {
-  constructor(readonly read: number) {}
+  readonly read: number;
+  constructor(read: number) {
+    this.read = read;
+  }
 }
 
 /**
