@@ -22,7 +22,7 @@ import { webhookBacklog } from './events/backlog.ts';
 import { renderMetrics } from './metrics.ts';
 import { createRequestLog, type RequestLogWriter } from './http/request-log.ts';
 import { clientErrorHandler, frameworkErrors, refuseConnect } from './http/framework-errors.ts';
-import { answering, taken } from './http/connections.ts';
+import { answering, lingerAfterAnswer, taken } from './http/connections.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { hostIsValid } from './http/headers.ts';
 import { merchantShare, MERCHANT_WAIT_MS, type MerchantShare } from './http/merchant-share.ts';
@@ -177,6 +177,9 @@ export async function buildApp(opts: AppOptions) {
     // Fastify closes the connection after a body it could not parse; requests Node had already
     // taken after it (and the app applied) were then never answered.
     else if (left > 0 && reply.getHeader('connection') === 'close') reply.removeHeader('connection');
+    // An answer that closes the connection before the body has arrived (413) lets the client send
+    // it all first, so the client reads the answer instead of a reset (src/http/connections.ts).
+    else if (reply.getHeader('connection') === 'close') lingerAfterAnswer(req.raw);
     done(null, payload);
   });
   // A request that reaches the app after closing began (on a connection busy when it began) is

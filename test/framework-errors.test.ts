@@ -1,5 +1,6 @@
 // Errors raised by the router and by Node's HTTP parser, over real sockets: each is an RFC 9457
 // problem whose X-Request-Id equals its request_id, never the framework's or Node's own body.
+import { once } from 'node:events';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -212,6 +213,33 @@ describe('HTTP parser errors', () => {
     expect(await responseViolations({ method: 'POST', route: '/api/integrations/v1/inventory/adjustments', ...res })).toEqual([]);
     expect(res.headers.connection).toBe('close');
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('a body over 1 MiB is answered 413 once the client has sent it all (a client that writes its whole body before reading got a reset, not the 413)', async () => {
+    // Larger than the socket buffers of both ends: closing at once reset the connection mid-body.
+    const size = 24 * 1024 * 1024;
+    const socket = net.connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    const received: Buffer[] = [];
+    socket.on('data', (c: Buffer) => received.push(c));
+    let failure: NodeJS.ErrnoException | null = null;
+    socket.on('error', (err) => (failure ??= err));
+    const closed = once(socket, 'close');
+    socket.write(
+      `POST /api/integrations/v1/inventory/adjustments HTTP/1.1\r\nHost: api.example.com\r\nAuthorization: Bearer ${key}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+    );
+    // As Python's http.client does: the whole body, then the answer.
+    const piece = Buffer.alloc(256 * 1024, 0x20);
+    for (let sent = 0; sent < size && failure === null && !socket.destroyed; sent += piece.length) {
+      if (!socket.write(piece)) await Promise.race([once(socket, 'drain'), closed]);
+    }
+    await closed;
+    expect(failure).toBe(null);
+    const text = Buffer.concat(received).toString('utf8');
+    expect(text.slice(0, text.indexOf('\r\n'))).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).code).toBe('payload_too_large');
   });
 
   it('the server keeps answering normal requests after all that', async () => {

@@ -57,3 +57,35 @@ export function afterAnswers(socket: Socket, then: () => void): void {
   if (owesAnswers(s)) s[AFTER_ANSWERS] = then;
   else then();
 }
+
+/** How long a connection closed after its answer goes on reading what its request still sends. */
+export const LINGER_MS = 10_000;
+
+/**
+ * `req`'s answer closes the connection before its body has arrived (a 413 refused by its
+ * Content-Length, before a byte of the body was read). Node then closed the socket with the body
+ * still coming, the client's kernel was answered with a reset, and a client that sends its whole
+ * body before reading (Python's http.client and requests) got a broken pipe instead of the 413;
+ * larger bodies than the socket buffers hold never saw it. Now, as nginx's lingering close does,
+ * the answer is sent and the sending side closed, and what the client still sends is read and
+ * dropped until the body has arrived, the client closes, or LINGER_MS pass (or the request
+ * timeout, which Node keeps counting), then the socket is closed.
+ */
+export function lingerAfterAnswer(req: IncomingMessage): void {
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  if (req.complete || socket.destroyed) return;
+  // Node closes a connection whose answer said `Connection: close` with destroySoon, once the
+  // answer is written: this connection's own version waits for the body first.
+  socket.destroySoon = () => {
+    socket.end();
+    const close = () => {
+      clearTimeout(timer);
+      socket.destroy();
+    };
+    const timer = setTimeout(close, LINGER_MS).unref();
+    if (req.complete) return close();
+    // Node dumps the body of a request whose answer is sent (it reads and drops it).
+    req.once('end', close);
+    socket.once('close', () => clearTimeout(timer));
+  };
+}
