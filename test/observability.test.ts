@@ -113,6 +113,10 @@ describe('a full flow, logged and measured', () => {
     const orders = await t.api(secrets.api_key, 'GET', '/orders');
     json(orders, 200, 'listOrders');
     ordersRequestId = String(orders.headers['x-request-id']);
+    // Secrets put in a URL by mistake (another key, a signing secret): the access line's path is written without them.
+    for (const misplaced of [`/orders/${secrets.portal_key}`, `/foo/${secrets.signing_secret}`]) {
+      expect((await t.api(secrets.api_key, 'GET', misplaced)).statusCode).toBe(404);
+    }
     const p = await makeProduct(t, m, 'Observed tee', [{ sku: 'OBS-1', price: 12 }]);
     await addStock(t, secrets.api_key, p.variants[0].id, m.locations[0], 5);
     await placeOrder(m, m.locations[0], [{ variant_id: p.variants[0].id, quantity: 2 }]);

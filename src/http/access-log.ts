@@ -6,6 +6,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { httpRequestDuration } from '../metrics.ts';
 import { logs } from './lazy-logger.ts';
+import { redactSecrets } from './redact.ts';
 
 const QUIET = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -69,11 +70,12 @@ function writeLine(
     request_id: requestId,
     method,
     route,
-    path,
+    // A key or signing secret a client put in its path (a mistaken URL) is not written.
+    path: path === null ? null : redactSecrets(path),
     status,
     duration_ms: Math.round(durationMs * 10) / 10,
     merchant_id: merchantId,
     key_id: keyId,
   };
-  log[level](line, `${method} ${path ?? '(unparsed)'} ${status} ${line.duration_ms} ms`);
+  log[level](line, `${method} ${line.path ?? '(unparsed)'} ${status} ${line.duration_ms} ms`);
 }

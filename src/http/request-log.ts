@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { copyField, copyInto } from '../db/copy.ts';
 import type { Database } from '../db/database.ts';
 import { makeStorable } from './validation.ts';
-import { KEY_PREFIX } from './keys.ts';
+import { redactQuery, redactSecrets } from './redact.ts';
 
 export interface RequestLogEntry {
   merchantId: string;
@@ -62,16 +62,6 @@ function storedPart(url: string): string {
   const path = (q === -1 ? url : url.slice(0, q)).slice(0, MAX_PATH);
   return q === -1 ? path : path + url.slice(q, q + 1 + MAX_QUERY);
 }
-
-// Every portal user of the merchant reads the log for days: a secret a client put in its URL (a key
-// as ?api_key=, the README promises secrets are never logged) is replaced before it is stored.
-const SECRET_VALUE = new RegExp(`(?:${KEY_PREFIX}|whsec_)[^&/?#\\s]*`, 'g');
-const SECRET_PARAM = /(^|&)([^=&]*(?:key|token|secret|password|signature)[^=&]*)=[^&]*/gi;
-const REDACTED = '[redacted]';
-/** Text with every API key and signing secret in it replaced. */
-const redactSecrets = (text: string) => text.replace(SECRET_VALUE, REDACTED);
-/** A query string with secrets, and the values of parameters named like credentials, replaced. */
-const redactQuery = (query: string) => redactSecrets(query).replace(SECRET_PARAM, `$1$2=${REDACTED}`);
 
 /** The columns every batch writes, in the order of its rows' fields (COPY and INSERT alike). */
 const COLUMNS = ['merchant_id', 'api_key_id', 'request_id', 'method', 'path', 'query', 'status', 'error_code', 'duration_ms', 'problem', 'created_at'];
@@ -246,7 +236,9 @@ export function createRequestLog(db: Database, log: Pick<Logger, 'warn' | 'error
 
 // jsonb refuses NUL and unpaired surrogates, and one refused row would lose its whole batch: every
 // string of a stored problem is made storable (a cut may also fall inside a surrogate pair).
-const storable = (_key: string, value: unknown) => (typeof value === 'string' ? makeStorable(value) : value);
+// A secret the client put in its URL is redacted here too: the problem quotes the path (404) or names
+// the query parameter (422), and the portal shows it to every user of the merchant.
+const storable = (_key: string, value: unknown) => (typeof value === 'string' ? makeStorable(redactSecrets(value)) : value);
 
 function problemJson(text: string): string {
   if (text.length > MAX_PROBLEM) return JSON.stringify({ truncated: true, excerpt: text.slice(0, MAX_PROBLEM) }, storable);

@@ -87,10 +87,37 @@ describe('API request log', () => {
       const entry = portalJson(await call('GET', `/request-log/${res.headers['x-request-id']}`), 200, 'GET /portal/api/request-log/:request_id').data;
       expect([url, entry[field]]).toEqual([url, kept]);
     }
+    // The problem the answer carried quotes the path (no route) or names the parameter (unknown):
+    // it is kept without the secret too (it was kept as sent).
+    const problems = [
+      [`/foo/${secret}`, { path: '/api/integrations/v1/foo/[redacted]', query: null }, 'No route GET /api/integrations/v1/foo/[redacted]', []],
+      [`/orders?${secret}=1`, { path: '/api/integrations/v1/orders', query: '[redacted]' }, '/[redacted] is not a known field', ['/[redacted]']],
+      ['/foo/whsec_AbC-12_x', { path: '/api/integrations/v1/foo/[redacted]', query: null }, 'No route GET /api/integrations/v1/foo/[redacted]', []],
+    ] as const;
+    for (const [url, where, detail, paths] of problems) {
+      const res = await t.api(secret, 'GET', url);
+      expect(res.body.includes(url.includes('whsec_') ? 'whsec_AbC-12_x' : secret)).toBe(true); // the answer itself quotes what was sent
+      const entry = portalJson(await call('GET', `/request-log/${res.headers['x-request-id']}`), 200, 'GET /portal/api/request-log/:request_id').data;
+      expect([url, entry.path, entry.query, entry.problem.detail, (entry.problem.errors ?? []).map((e: { path: string }) => e.path)]).toEqual([
+        url,
+        where.path,
+        where.query,
+        detail,
+        paths,
+      ]);
+    }
     const leaked = await t.database.db
       .selectFrom('request_log')
       .select('request_id')
-      .where((eb) => eb.or([eb('query', 'like', `%${secret}%`), eb('path', 'like', `%${secret}%`), eb('query', 'like', '%whsec_%')]))
+      .where((eb) =>
+        eb.or([
+          eb('query', 'like', `%${secret}%`),
+          eb('path', 'like', `%${secret}%`),
+          eb('query', 'like', '%whsec_%'),
+          eb(sql<string>`problem::text`, 'like', `%${secret}%`),
+          eb(sql<string>`problem::text`, 'like', '%whsec_%'),
+        ]),
+      )
       .execute();
     expect(leaked).toEqual([]);
   });
