@@ -98,13 +98,8 @@ describe('API request log', () => {
       const res = await t.api(secret, 'GET', url);
       expect(res.body.includes(url.includes('whsec_') ? 'whsec_AbC-12_x' : secret)).toBe(true); // the answer itself quotes what was sent
       const entry = portalJson(await call('GET', `/request-log/${res.headers['x-request-id']}`), 200, 'GET /portal/api/request-log/:request_id').data;
-      expect([url, entry.path, entry.query, entry.problem.detail, (entry.problem.errors ?? []).map((e: { path: string }) => e.path)]).toEqual([
-        url,
-        where.path,
-        where.query,
-        detail,
-        paths,
-      ]);
+      const stored = entry.problem as Problem;
+      expect([url, entry.path, entry.query, stored.detail, (stored.errors ?? []).map((e) => e.path)]).toEqual([url, where.path, where.query, detail, paths]);
     }
     const leaked = await t.database.db
       .selectFrom('request_log')
