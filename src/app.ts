@@ -52,6 +52,8 @@ declare module 'fastify' {
   }
 }
 
+/** TRUST_PROXY as a hop count: the nearest `hops` peers are proxies (as proxy-addr counts them). */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 export interface RouteEntry {
   method: string;
   url: string;
@@ -93,6 +95,9 @@ export async function buildApp(opts: AppOptions) {
     // One line per request, written by registerAccessLog (with merchant and key), not Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT,
+    // Behind a load balancer every client has its address: the sign-in throttle and the keyless rate
+    // limit count per client, not per proxy (TRUST_PROXY; unset, X-Forwarded-For is not believed).
+    trustProxy: typeof opts.config.trustProxy === 'number' ? trustHops(opts.config.trustProxy) : opts.config.trustProxy,
     ajv: undefined,
     // Path ids of any length reach their route and fail its UUID rule (404), rather than the router's 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },

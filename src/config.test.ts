@@ -78,3 +78,22 @@ describe('number settings have both bounds (an operations audit started each of 
     ).toMatchObject({ retentionIntervalMs: 2_147_483_647, eventRetentionDays: 36_500, rateLimitPerMinute: 1, webhookRetrySchedule: [0, 2_592_000] });
   });
 });
+
+describe('TRUST_PROXY', () => {
+  it("takes a hop count or the proxies' addresses, and refuses anything else with one sentence", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: ' 2 ' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback, fd00::/8' }).trustProxy).toBe('10.0.0.0/8,127.0.0.1,loopback,fd00::/8');
+    const advice = 'give the number of proxies in front of the service (for example 1), or their addresses (for example 10.0.0.0/8,127.0.0.1), or unset it.';
+    expect(refused({ TRUST_PROXY: 'true' })).toBe(
+      `TRUST_PROXY names "true", which is not an address, a CIDR range or loopback / linklocal / uniquelocal: ${advice}`,
+    );
+    expect(refused({ TRUST_PROXY: '0' })).toBe(`TRUST_PROXY must be from 1 to 10 hops, but it is "0": ${advice}`);
+    expect(refused({ TRUST_PROXY: '10.0.0.0/33' })).toBe(
+      `TRUST_PROXY names "10.0.0.0/33", which is not an address, a CIDR range or loopback / linklocal / uniquelocal: ${advice}`,
+    );
+    expect(refused({ TRUST_PROXY: 'proxy.internal' })).toBe(
+      `TRUST_PROXY names "proxy.internal", which is not an address, a CIDR range or loopback / linklocal / uniquelocal: ${advice}`,
+    );
+  });
+});

@@ -1,5 +1,6 @@
 // Every environment setting, read and checked in one place before anything starts. A bad value
 // stops the process with one plain sentence that names the setting and says what to do.
+import { isIP } from 'node:net';
 
 export type Role = 'api' | 'worker';
 export type LogFormat = 'pretty' | 'json';
@@ -23,6 +24,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** A request (headers and body) must arrive within this; then 408 and the connection is closed. */
   requestTimeoutMs: number;
+  /** TRUST_PROXY: which peers' X-Forwarded-For is believed (a hop count or addresses); false: none. */
+  trustProxy: number | string | false;
   /** PostgreSQL: a statement without an answer for this long fails and its connection is dropped (a hung connection). */
   databaseQueryTimeoutMs: number;
   workerPollMs: number;
@@ -151,6 +154,39 @@ function token(name: string, value: string | undefined, min = MIN_TOKEN_LENGTH):
   return value;
 }
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: a number of proxy hops (1 to 10) in front of the service, or the proxies' addresses
+ * (IPs, CIDR ranges, or loopback / linklocal / uniquelocal) separated by commas. Unset: no
+ * X-Forwarded-For is believed. Not `true`: believing every peer lets any client that reaches the
+ * service directly name its own address.
+ */
+function trustProxy(value: string | undefined): number | string | false {
+  if (value === undefined || value.trim() === '') return false;
+  const v = value.trim();
+  const refuse = (why: string) =>
+    new ConfigError(
+      `TRUST_PROXY ${why}: give the number of proxies in front of the service (for example 1), or their addresses (for example 10.0.0.0/8,127.0.0.1), or unset it.`,
+    );
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops < 1 || hops > 10) throw refuse(`must be from 1 to 10 hops, but it is "${value}"`);
+    return hops;
+  }
+  const entries = v.split(',').map((e) => e.trim());
+  for (const e of entries) {
+    if (PROXY_NAMES.has(e)) continue;
+    const [address, prefix, ...rest] = e.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const validPrefix = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !validPrefix || rest.length > 0)
+      throw refuse(`names "${e}", which is not an address, a CIDR range or loopback / linklocal / uniquelocal`);
+  }
+  return entries.join(',');
+}
+
 function bool(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value.trim() === '') return fallback;
   const v = value.trim().toLowerCase();
@@ -182,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS, false),
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000, 100, 600_000),
     requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000, 100, 3_600_000),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     databaseQueryTimeoutMs: integer('DATABASE_QUERY_TIMEOUT_MS', env.DATABASE_QUERY_TIMEOUT_MS, 30_000, 1000, 3_600_000),
     workerPollMs: integer('WORKER_POLL_MS', env.WORKER_POLL_MS, 5_000, 10, 3_600_000),
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 100, 1, 10_000),

@@ -175,6 +175,30 @@ describe('sign-in throttle', () => {
     expect((await signIn('beta@x.test', GOOD, '10.1.2.2')).res.statusCode).toBe(200);
   });
 
+  it('behind a trusted proxy (TRUST_PROXY) the count is per client address; a peer that is not one cannot name its own', async () => {
+    // Without TRUST_PROXY, every client behind a load balancer shared its address: 20 failures locked everyone out.
+    const behind = await startTestApp({ trustProxy: '10.9.0.0/16' });
+    try {
+      const mb = await behind.merchant({ locations: 1 });
+      json(await mb.op('POST', '/users', { email: 'gamma@x.test', password: GOOD }), 201, 'createPortalUser');
+      const login = (email: string, password: string, peer: string, client: string) =>
+        behind.app
+          .inject({ method: 'POST', url: '/portal/api/login', payload: { email, password }, remoteAddress: peer, headers: { 'x-forwarded-for': client } })
+          .then((r) => r.statusCode);
+      const viaProxy = [];
+      for (let i = 0; i < 21; i++) viaProxy.push(await login(`guess${i}@x.test`, 'wrong', '10.9.0.1', '203.0.113.9'));
+      expect(viaProxy).toEqual([...Array(20).fill(401), 429]);
+      // Another client through the same proxy signs in.
+      expect(await login('gamma@x.test', GOOD, '10.9.0.1', '203.0.113.10')).toBe(200);
+      // A peer outside TRUST_PROXY is counted by its own address, whatever X-Forwarded-For it sends.
+      const spoofed = [];
+      for (let i = 0; i < 21; i++) spoofed.push(await login(`spoof${i}@x.test`, 'wrong', '198.51.100.7', `203.0.113.${100 + i}`));
+      expect(spoofed).toEqual([...Array(20).fill(401), 429]);
+    } finally {
+      await behind.close();
+    }
+  });
+
   it("attempts from an address over its limit count for nothing else: they use up no email's budget", async () => {
     json(await m.op('POST', '/users', { email: 'omega@x.test', password: GOOD }), 201, 'createPortalUser');
     const spray = Array.from({ length: 20 }, (_, i) => [`spray${i}@x.test`, 'wrong', '10.1.9.1'] as [string, string, string]);
