@@ -393,6 +393,11 @@ describe('keys and endpoints', () => {
     expect(
       portalJson(await call(s, 'PATCH', `/webhook-endpoints/${ep.id}`, { status: 'disabled' }), 200, 'PATCH /portal/api/webhook-endpoints/:id').data.status,
     ).toBe('disabled');
+    // A disabled endpoint gets nothing raised while it is disabled (contract §7): its test is refused.
+    expect(problem(await call(s, 'POST', `/webhook-endpoints/${ep.id}/test`), 409).code).toBe('invalid_state');
+    expect(
+      portalJson(await call(s, 'PATCH', `/webhook-endpoints/${ep.id}`, { status: 'enabled' }), 200, 'PATCH /portal/api/webhook-endpoints/:id').data.status,
+    ).toBe('enabled');
     const ping = portalJson(await call(s, 'POST', `/webhook-endpoints/${ep.id}/test`), 200, 'POST /portal/api/webhook-endpoints/:id/test').data;
     expect(ping).toMatchObject({ event_type: 'ping', status: 'pending' });
     const log = portalJson(await call(s, 'GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'GET /portal/api/webhook-endpoints/:id/deliveries').data;

@@ -119,6 +119,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     body: ActionBody,
     emptyBodyOptional: true,
     answer: One(DeliverySchema, "The ping's delivery."),
+    extraErrors: ['invalid_state'],
     run: (req) => endpoints.sendTestEvent(merchantCtx(req), req.params.endpoint_id),
   });
 };

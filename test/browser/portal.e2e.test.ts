@@ -733,7 +733,7 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   }, 60_000);
 
-  it('a test event on a disabled endpoint says it waits for the endpoint to be enabled (it said "queued", and nothing came)', async () => {
+  it('a test event on a disabled endpoint is refused, saying to enable it first (it was queued and sent on enabling, against contract §7)', async () => {
     await signIn();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     // The request log's path box follows the address: Back from a path filter empties it (it kept "/products").
@@ -754,7 +754,10 @@ describe('portal in a browser', () => {
       /^Disabled by hand .+\. Events raised while it is disabled are not sent to it\.$/,
     );
     await page.getByRole('button', { name: 'Send test event' }).click();
-    await page.getByText('Test event queued: it is sent once the endpoint is enabled.').waitFor();
+    await page
+      .getByText('This endpoint is disabled: enable it, then send the test event (a disabled endpoint gets nothing raised while it is disabled).')
+      .waitFor();
+    expectOnlyFailedLoads(409);
     await page.getByRole('button', { name: 'Enable' }).click();
     await page.getByText('Endpoint enabled.').waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -228,11 +228,29 @@ function untakenEvent(endpoint: Pick<EndpointRow, 'events' | 'location_ids'>, ev
   return null;
 }
 
-/** Sends a `ping` event to this endpoint only; `beforeSend` runs once the endpoint is known to be the merchant's (the portal's throttle). */
+/**
+ * A disabled endpoint gets nothing raised while it is disabled (contract §7): a ping asked for then
+ * is refused, not kept for when it is enabled (it was delivered then, with the old timestamp).
+ */
+const disabledForTest = () =>
+  new AppError(
+    'invalid_state',
+    'This endpoint is disabled: enable it, then send the test event (a disabled endpoint gets nothing raised while it is disabled).',
+  );
+
+/**
+ * Sends a `ping` event to this endpoint only; `beforeSend` runs once the endpoint is known to be the
+ * merchant's and enabled (the portal's throttle: a refused test counts nothing).
+ */
 export async function sendTestEvent(ctx: Ctx, endpointId: string, beforeSend?: () => Promise<void>) {
   const endpoint = await getEndpoint(ctx, endpointId);
+  if (endpoint.status === 'disabled') throw disabledForTest();
   await beforeSend?.();
   return inTransaction(ctx.db, async (trx) => {
+    // Locked: a disable waits for this commit, so the ping is raised while the endpoint takes it.
+    const locked = await selectEndpointForShare(trx, ctx, endpointId);
+    if (!locked) throw notFound('webhook endpoint');
+    if (locked.status === 'disabled') throw disabledForTest();
     const eventId = await emitEvent(trx, {
       merchantId: ctx.merchantId,
       type: 'ping',

@@ -67,6 +67,25 @@ describe('operations', () => {
     expect(receiver.received.filter((r) => r.body.type === 'product.created').map((r) => r.body.id)).toEqual([first.body.id, first.body.id]);
   });
 
+  it('a test event on a disabled endpoint is 409 and raises nothing (it was queued and delivered on enabling: contract §7)', async () => {
+    const ep = await endpoint(['product.created']);
+    json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { status: 'disabled' }), 200, 'updateWebhookEndpoint');
+    const detail = 'This endpoint is disabled: enable it, then send the test event (a disabled endpoint gets nothing raised while it is disabled).';
+    expect(problem(await m.op('POST', `/webhook-endpoints/${ep.id}/test`), 409)).toMatchObject({ code: 'invalid_state', detail });
+    expect(json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`), 409, 'testWebhookEndpoint').code).toBe('invalid_state');
+    expect(problem(await call('POST', `/webhook-endpoints/${ep.id}/test`), 409)).toMatchObject({ code: 'invalid_state', detail });
+    expect(json(await m.op('GET', `/webhook-endpoints/${ep.id}/deliveries`), 200, 'listWebhookDeliveries').data).toEqual([]);
+    json(await m.op('PATCH', `/webhook-endpoints/${ep.id}`, { status: 'enabled' }), 200, 'updateWebhookEndpoint');
+    await worker.tick();
+    expect(receiver.received).toEqual([]);
+    expect(json(await m.op('POST', `/webhook-endpoints/${ep.id}/test`), 200, 'testWebhookEndpoint').data).toMatchObject({
+      event_type: 'ping',
+      status: 'pending',
+    });
+    await worker.tick();
+    expect(receiver.received.map((r) => r.body.type)).toEqual(['ping']);
+  });
+
   it("PATCH updates and validates endpoints; another merchant's endpoint is 404", async () => {
     const ep = await endpoint(['product.created']);
     const patched = json(
