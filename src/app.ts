@@ -54,6 +54,7 @@ declare module 'fastify' {
 
 /** TRUST_PROXY as a hop count: the nearest `hops` peers are proxies (as proxy-addr counts them). */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 export interface RouteEntry {
   method: string;
   url: string;

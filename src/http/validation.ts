@@ -79,11 +79,10 @@ const storableText: SchemaValidateFunction = (_schema: unknown, data: unknown) =
  * `uniqueItems` of a list of values (ids, enum members): equal values by identity, in one pass.
  * Ajv's own check compares items deeply, recursing into each: two equal items nested 100,000 levels
  * deep overflowed the stack, and the answer named no field. An item that is an object or array is
- * not a value: its item rule refuses it by name.
+ * not a value: its item rule refuses it by name. A list of UUIDs (`uniqueValues: 'uuid'`) compares
+ * them in lower case, the form they are taken in (lowercaseUuid): the same id in upper and lower
+ * case was merged without a word, where the same id twice was refused.
  */
-// A list of UUIDs (`uniqueValues: 'uuid'`) compares them in lower case, the form they are taken in
-// (lowercaseUuid): the same id in upper and lower case was merged without a word where the same id
-// twice is refused.
 const uniqueValues: SchemaValidateFunction = (schema: boolean | 'uuid', data: unknown[]) => {
   const seen = new Map<unknown, number>();
   for (let i = 0; i < data.length; i++) {
